@@ -1,0 +1,142 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { InvalidRequestError } from './errors.js';
+
+/** Process-level provider config. Keys are owned by adapters (see DESIGN.md). */
+export type ToolbridgeConfig = Record<string, unknown>;
+
+/** JSON Schema of one config key, plus where its env default comes from. */
+export interface ConfigKeySchema {
+  type: 'string' | 'integer' | 'number' | 'boolean';
+  description?: string;
+  enum?: readonly (string | number)[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  pattern?: string;
+  format?: string;
+  /** Env vars that supply a default, first set wins. Default: `TOOLBRIDGE_<SCREAMING_SNAKE_KEY>`. */
+  env?: readonly string[];
+  /** Normalises an env value before validation (e.g. `OLLAMA_HOST=host:port` to a URL). */
+  fromEnv?: (value: string) => unknown;
+}
+
+export function defaultEnvName(key: string): string {
+  return 'TOOLBRIDGE_' + key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+}
+
+function jsonSchemaOf(key: ConfigKeySchema): Record<string, unknown> {
+  const { env: _env, fromEnv: _fromEnv, ...schema } = key;
+  return schema;
+}
+
+/** The JSON Schema (draft 2020-12 compatible subset) of a whole config object. */
+export function buildConfigJsonSchema(keys: Readonly<Record<string, ConfigKeySchema>>): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(keys)) properties[k] = jsonSchemaOf(v);
+  return { type: 'object', additionalProperties: false, properties };
+}
+
+function describe(error: ErrorObject, source: string): string {
+  const key = error.instancePath.replace(/^\//, '') || undefined;
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const extra = (error.params as { additionalProperty: string }).additionalProperty;
+      return `${source} key "${extra}" is not a known config key`;
+    }
+    case 'type':
+      return key ? `${source} key "${key}" must be ${article((error.params as { type: string }).type)}` : `${source} must be a JSON object`;
+    case 'enum':
+      return `${source} key "${key}" must be one of ${((error.params as { allowedValues: unknown[] }).allowedValues).map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return `${source} key "${key ?? ''}" ${error.message ?? 'is invalid'}`;
+  }
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+const URL_FORMAT = {
+  type: 'string' as const,
+  validate: (value: string) => {
+    try {
+      const u = new URL(value);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
+    } catch {
+      return false;
+    }
+  },
+};
+
+export interface ConfigStore {
+  /** The JSON Schema of the config object (published in the OpenAPI document). */
+  readonly jsonSchema: Record<string, unknown>;
+  /** The config set by `replace()` (without env defaults). */
+  get(): ToolbridgeConfig;
+  /** Explicit config over env defaults: what adapters see. */
+  effective(): ToolbridgeConfig;
+  /** Validate and replace the whole config; keys not given are removed. */
+  replace(next: unknown): ToolbridgeConfig;
+  /** Validate without applying. */
+  validate(next: unknown): ToolbridgeConfig;
+  /** Called after every successful replace. */
+  onChange(listener: (config: ToolbridgeConfig) => void): () => void;
+}
+
+/**
+ * Build the config store from the adapters' key schemas. Validators are
+ * compiled once here. Invalid env defaults throw, naming the variable.
+ */
+export function createConfigStore(
+  keys: Readonly<Record<string, ConfigKeySchema>>,
+  options: { env?: NodeJS.ProcessEnv; initial?: unknown } = {},
+): ConfigStore {
+  const jsonSchema = buildConfigJsonSchema(keys);
+  const ajv = new Ajv({ allErrors: false, strict: true });
+  ajv.addFormat('http-url', URL_FORMAT);
+  const validateFn: ValidateFunction = ajv.compile(jsonSchema);
+  const env = options.env ?? process.env;
+
+  const check = (value: unknown, source: string): ToolbridgeConfig => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new InvalidRequestError(`${source} must be a JSON object`);
+    }
+    if (!validateFn(value)) throw new InvalidRequestError(describe(validateFn.errors![0]!, source));
+    return structuredClone(value as ToolbridgeConfig);
+  };
+
+  const envDefaults: ToolbridgeConfig = {};
+  for (const [key, schema] of Object.entries(keys)) {
+    for (const name of schema.env ?? [defaultEnvName(key)]) {
+      const raw = env[name];
+      if (raw === undefined || raw === '') continue;
+      let value: unknown = schema.fromEnv ? schema.fromEnv(raw) : raw;
+      if (typeof value === 'string' && (schema.type === 'integer' || schema.type === 'number')) {
+        value = /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+      }
+      if (typeof value === 'string' && schema.type === 'boolean') value = value === 'true' || value === '1';
+      check({ [key]: value }, `environment variable ${name}: config`);
+      envDefaults[key] = value;
+      break;
+    }
+  }
+
+  let current: ToolbridgeConfig = options.initial === undefined ? {} : check(options.initial, 'config');
+  const listeners = new Set<(c: ToolbridgeConfig) => void>();
+
+  return {
+    jsonSchema,
+    get: () => structuredClone(current),
+    effective: () => ({ ...envDefaults, ...current }),
+    validate: (next) => check(next, 'config'),
+    replace(next) {
+      current = check(next, 'config');
+      for (const l of listeners) l(structuredClone(current));
+      return structuredClone(current);
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

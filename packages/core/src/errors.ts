@@ -1,0 +1,227 @@
+import type { Attempt, AttemptReason, ErrorEnvelope } from './types.js';
+
+/**
+ * Error classes. Each carries a `Symbol.for` marker so `isInstance()` and
+ * `instanceof` hold even when two copies of this package are installed.
+ */
+
+export type ErrorCode =
+  | 'invalid_request'
+  | 'tool_auth_required'
+  | 'tool_not_found'
+  | 'internal_error'
+  | 'provider_execution_failed'
+  | 'tool_unavailable'
+  | 'timeout'
+  | 'rate_limited'
+  | 'quota_exceeded'
+  | 'aborted'
+  | (string & {});
+
+const BASE_MARKER = Symbol.for('toolbridge.error');
+
+function hasMarker(value: unknown, marker: symbol): boolean {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+}
+
+export interface ToolbridgeErrorOptions {
+  toolId?: string;
+  cause?: unknown;
+  retryable?: boolean;
+  details?: Record<string, unknown>;
+}
+
+export class ToolbridgeError extends Error {
+  protected static readonly marker: symbol = BASE_MARKER;
+  readonly code: ErrorCode;
+  readonly httpStatus: number;
+  readonly toolId?: string;
+  readonly retryable: boolean;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: ErrorCode, httpStatus: number, message: string, options: ToolbridgeErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.httpStatus = httpStatus;
+    this.toolId = options.toolId;
+    this.retryable = options.retryable ?? false;
+    this.details = options.details;
+    // Mark the instance with every marker of its class chain.
+    for (let c: any = new.target; c && c.marker; c = Object.getPrototypeOf(c)) {
+      Object.defineProperty(this, c.marker, { value: true, enumerable: false });
+    }
+  }
+
+  /** True for instances of this class (or a subclass), even from another copy of this package. */
+  static isInstance<T extends abstract new (...args: any[]) => ToolbridgeError>(this: T, value: unknown): value is InstanceType<T> {
+    return hasMarker(value, (this as unknown as { marker: symbol }).marker);
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasMarker(value, (this as unknown as { marker: symbol }).marker);
+  }
+}
+
+function markerOf(name: string): symbol {
+  return Symbol.for(`toolbridge.error.${name}`);
+}
+
+export class InvalidRequestError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('InvalidRequestError');
+  constructor(message: string, options?: ToolbridgeErrorOptions) {
+    super('invalid_request', 400, message, options);
+  }
+}
+
+export class ToolAuthError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('ToolAuthError');
+  constructor(message: string, options?: ToolbridgeErrorOptions) {
+    super('tool_auth_required', 401, message, options);
+  }
+}
+
+export class ToolNotFoundError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('ToolNotFoundError');
+  constructor(toolId: string, options?: ToolbridgeErrorOptions & { known?: string[] }) {
+    const known = options?.known?.length ? ` (known tools: ${options.known.join(', ')})` : '';
+    super('tool_not_found', 404, `Tool "${toolId}" is not supported${known}`, { ...options, toolId });
+  }
+}
+
+export class ProviderExecutionError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('ProviderExecutionError');
+  constructor(message: string, options?: ToolbridgeErrorOptions) {
+    super('provider_execution_failed', 502, message, options);
+  }
+}
+
+export class ToolUnavailableError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('ToolUnavailableError');
+  constructor(message: string, options?: ToolbridgeErrorOptions) {
+    super('tool_unavailable', 503, message, options);
+  }
+}
+
+export class TimeoutError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('TimeoutError');
+  readonly timeoutMs?: number;
+  constructor(message: string, options?: ToolbridgeErrorOptions & { timeoutMs?: number }) {
+    super('timeout', 504, message, { retryable: true, ...options });
+    this.timeoutMs = options?.timeoutMs;
+  }
+}
+
+export interface RateLimitOptions extends ToolbridgeErrorOptions {
+  /** When the limit resets, if the provider said. */
+  resetsAt?: Date;
+  /** How long to wait before retrying, if the provider said (Retry-After). */
+  retryAfterMs?: number;
+}
+
+/** The provider throttled the request; trying again later may work. */
+export class RateLimitError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('RateLimitError');
+  readonly resetsAt?: Date;
+  readonly retryAfterMs?: number;
+  constructor(message: string, options: RateLimitOptions = {}, code: ErrorCode = 'rate_limited') {
+    super(code, 429, message, { retryable: true, ...options });
+    this.resetsAt = options.resetsAt;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /** Milliseconds until a retry may succeed, from `now`; undefined when unknown. */
+  waitMs(now = Date.now()): number | undefined {
+    if (this.retryAfterMs !== undefined) return Math.max(0, this.retryAfterMs);
+    if (this.resetsAt) return Math.max(0, this.resetsAt.getTime() - now);
+    return undefined;
+  }
+}
+
+/** The user's plan allowance (usage window) is used up until `resetsAt`. */
+export class QuotaExceededError extends RateLimitError {
+  protected static override readonly marker = markerOf('QuotaExceededError');
+  constructor(message: string, options: RateLimitOptions = {}) {
+    super(message, options, 'quota_exceeded');
+  }
+}
+
+/** The caller cancelled the operation. */
+export class AbortedError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('AbortedError');
+  constructor(message = 'The operation was aborted', options?: ToolbridgeErrorOptions) {
+    super('aborted', 499, message, options);
+  }
+}
+
+/** Every tool of a fallback chat failed or was skipped. Code and status follow the last failure. */
+export class FallbackExhaustedError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('FallbackExhaustedError');
+  readonly attempts: Attempt[];
+  readonly lastError?: ToolbridgeError;
+  constructor(message: string, attempts: Attempt[], lastError?: ToolbridgeError) {
+    super(lastError?.code ?? 'tool_unavailable', lastError?.httpStatus ?? 503, message, {
+      toolId: lastError?.toolId,
+      cause: lastError,
+    });
+    this.attempts = attempts;
+    this.lastError = lastError;
+  }
+}
+
+/** Internal error: never exposes the original message over HTTP. */
+export class InternalError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('InternalError');
+  constructor(message = 'Unexpected internal error', options?: ToolbridgeErrorOptions) {
+    super('internal_error', 500, message, options);
+  }
+}
+
+/** Normalise anything thrown into a ToolbridgeError; unknown errors become InternalError. */
+export function toToolbridgeError(error: unknown): ToolbridgeError {
+  if (ToolbridgeError.isInstance(error)) return error;
+  if (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError') return new AbortedError(undefined, { cause: error });
+  return new InternalError(undefined, { cause: error });
+}
+
+/** The attempt reason a failure is recorded under in a fallback chat. */
+export function attemptReasonOf(error: ToolbridgeError): AttemptReason {
+  switch (error.code) {
+    case 'timeout':
+      return 'timeout';
+    case 'tool_unavailable':
+      return 'unavailable';
+    case 'tool_auth_required':
+      return 'unauthenticated';
+    case 'rate_limited':
+      return 'rate_limited';
+    case 'quota_exceeded':
+      return 'quota_exceeded';
+    case 'tool_not_found':
+      return 'not_found';
+    case 'invalid_request':
+      return 'invalid_request';
+    case 'aborted':
+      return 'aborted';
+    case 'internal_error':
+      return 'internal_error';
+    default:
+      return 'provider_execution_failed';
+  }
+}
+
+/** Map any error to the spec's envelope and HTTP status. Unknown errors never leak their message. */
+export function toErrorEnvelope(error: unknown): { status: number; body: ErrorEnvelope } {
+  const e = toToolbridgeError(error);
+  const body: ErrorEnvelope = { error: { code: e.code, message: e.message } };
+  if (e.toolId) body.error.toolId = e.toolId;
+  if (e.code !== 'internal_error') body.error.retryable = e.retryable;
+  if (RateLimitError.isInstance(error)) {
+    const wait = (error as RateLimitError).waitMs();
+    if (wait !== undefined) body.error.retryAfterMs = wait;
+    const resetsAt = (error as RateLimitError).resetsAt;
+    if (resetsAt) body.error.resetsAt = resetsAt.toISOString();
+  }
+  if (FallbackExhaustedError.isInstance(error)) body.error.attempts = (error as FallbackExhaustedError).attempts;
+  return { status: e.httpStatus, body };
+}

@@ -1,0 +1,366 @@
+import type { CallContext, CompletionRequest, CompletionResult, StreamEvent, ToolAdapter } from './adapter.js';
+import { createConfigStore, type ConfigKeySchema, type ConfigStore } from './config.js';
+import { createCallContext, raceAbort, type CallOptions } from './context.js';
+import {
+  AbortedError,
+  InvalidRequestError,
+  QuotaExceededError,
+  RateLimitError,
+  TimeoutError,
+  ToolAuthError,
+  ToolNotFoundError,
+  ToolUnavailableError,
+  ToolbridgeError,
+  toToolbridgeError,
+} from './errors.js';
+import { checkToolHealth } from './health.js';
+import { validateChatRequest } from './schemas.js';
+import type {
+  AuthStartResult,
+  AuthState,
+  Capability,
+  ChatRequest,
+  ChatResult,
+  HealthRecord,
+  Tool,
+  ToolType,
+  UsageLimits,
+} from './types.js';
+
+export interface RegistryOptions {
+  adapters: readonly ToolAdapter[];
+  /** A config store to share; built from the adapters' schemas when absent. */
+  config?: ConfigStore;
+  /** Environment for env defaults and child processes (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** How long a discovery result is reused (default 10 s). */
+  discoveryTtlMs?: number;
+  /** Bound on one tool's detection (default 15 s). */
+  detectTimeoutMs?: number;
+  /** Bound on one tool's health check (default 10 s). */
+  healthTimeoutMs?: number;
+}
+
+/** What the registry last learned about a tool; used to skip tools that cannot answer. */
+export interface ToolState {
+  auth?: AuthState & { observedAt: number };
+  usageLimits?: UsageLimits;
+  /** A rate limit seen on a recent chat: the tool is cooling down until then (epoch ms). */
+  coolDownUntil?: number;
+  coolDownReason?: 'rate_limited' | 'quota_exceeded';
+}
+
+export interface ConnectedTool {
+  readonly id: string;
+  readonly name: string;
+  readonly type: ToolType;
+  readonly capabilities: readonly Capability[];
+  readonly version?: string;
+  readonly models: readonly string[];
+  readonly defaultModel?: string;
+  chat(input: ChatRequest, options?: CallOptions): Promise<ChatResult>;
+  stream(input: ChatRequest, options?: CallOptions): AsyncIterable<StreamEvent>;
+  health(options?: CallOptions): Promise<HealthRecord>;
+  /** Only on tools with a login. */
+  checkAuth?(options?: CallOptions): Promise<AuthState>;
+  /** Only on tools with a login. */
+  startAuth?(options?: CallOptions): Promise<AuthStartResult>;
+  usageLimits?(options?: CallOptions): Promise<UsageLimits>;
+  /** Only on runtimes with the `completion` capability. */
+  complete?(input: CompletionRequest, options?: CallOptions): Promise<CompletionResult>;
+}
+
+export interface ToolRegistry {
+  readonly config: ConfigStore;
+  readonly toolIds: readonly string[];
+  has(toolId: string): boolean;
+  /** The adapter for an id; throws ToolNotFoundError naming it. */
+  adapter(toolId: string): ToolAdapter;
+  /** All tools, detected in parallel; cached for `discoveryTtlMs`, concurrent callers share one probe. */
+  discover(options?: { refresh?: boolean }): Promise<Tool[]>;
+  /** One tool's discovery record (from the same cache). */
+  tool(toolId: string, options?: { refresh?: boolean }): Promise<Tool>;
+  /** Unknown id: ToolNotFoundError; known but not installed/reachable: ToolUnavailableError. */
+  connect(toolId: string): Promise<ConnectedTool>;
+  health(toolId: string, options?: CallOptions): Promise<HealthRecord>;
+  /** Every tool in parallel, each bounded by `healthTimeoutMs`. */
+  healthAll(options?: CallOptions): Promise<HealthRecord[]>;
+  /** Run a chat on one tool with deadline handling and state tracking (used by connect and the orchestrator). */
+  chat(toolId: string, input: ChatRequest, options?: CallOptions): Promise<ChatResult>;
+  stream(toolId: string, input: ChatRequest, options?: CallOptions): AsyncIterable<StreamEvent>;
+  state(toolId: string): ToolState;
+  /** Cancel every in-flight call (killing their processes) and dispose adapters. */
+  close(): Promise<void>;
+}
+
+export function createRegistry(options: RegistryOptions): ToolRegistry {
+  const env = options.env ?? process.env;
+  const adapters = new Map<string, ToolAdapter>();
+  const keys: Record<string, ConfigKeySchema> = {};
+  for (const a of options.adapters) {
+    if (adapters.has(a.id)) throw new InvalidRequestError(`two adapters share the id "${a.id}"`);
+    adapters.set(a.id, a);
+    for (const [k, v] of Object.entries(a.configSchema)) {
+      if (k in keys) throw new InvalidRequestError(`config key "${k}" is declared by two adapters`);
+      keys[k] = v;
+    }
+  }
+  const config = options.config ?? createConfigStore(keys, { env });
+  const ttl = options.discoveryTtlMs ?? 10_000;
+  const detectTimeoutMs = options.detectTimeoutMs ?? 15_000;
+  const healthTimeoutMs = options.healthTimeoutMs ?? 10_000;
+  const states = new Map<string, ToolState>();
+  const inflight = new Set<AbortController>();
+  let closed = false;
+
+  let discovery: { at: number; promise: Promise<Tool[]>; settled: boolean } | undefined;
+  // Models and defaults depend on config; a new config means a new probe.
+  config.onChange(() => (discovery = undefined));
+
+  const stateOf = (id: string): ToolState => {
+    let s = states.get(id);
+    if (!s) states.set(id, (s = {}));
+    return s;
+  };
+
+  const adapterOf = (toolId: string): ToolAdapter => {
+    const a = typeof toolId === 'string' ? adapters.get(toolId) : undefined;
+    if (!a) throw new ToolNotFoundError(String(toolId), { known: [...adapters.keys()] });
+    return a;
+  };
+
+  /** A context tracked for close(); its signal aborts on timeout, caller abort or close. */
+  const track = (toolId: string | undefined, callOptions: CallOptions = {}, what?: string) => {
+    if (closed) throw new ToolUnavailableError('Toolbridge is shutting down', { toolId });
+    const closer = new AbortController();
+    inflight.add(closer);
+    const signal = callOptions.signal ? AbortSignal.any([callOptions.signal, closer.signal]) : closer.signal;
+    const managed = createCallContext(
+      { config: config.effective(), env, toolId, what },
+      { timeoutMs: callOptions.timeoutMs, signal },
+    );
+    return {
+      ctx: managed.ctx,
+      done() {
+        managed.done();
+        inflight.delete(closer);
+      },
+    };
+  };
+
+  const detectOne = async (a: ToolAdapter): Promise<Tool> => {
+    const base = { id: a.id, name: a.name, type: a.type, capabilities: [...a.capabilities] };
+    const { ctx, done } = track(a.id, { timeoutMs: detectTimeoutMs }, `${a.name} detection`);
+    try {
+      const d = await raceAbort(a.detect(ctx), ctx.signal);
+      return {
+        ...base,
+        available: d.available,
+        ...(d.version ? { version: d.version } : {}),
+        models: d.models,
+        ...(d.defaultModel ? { defaultModel: d.defaultModel } : {}),
+        ...(d.available ? {} : { reason: d.reason ?? `${a.name} is not available` }),
+      };
+    } catch (e) {
+      const err = toToolbridgeError(e);
+      return { ...base, available: false, models: [], reason: err.code === 'internal_error' ? `${a.name} could not be detected` : err.message };
+    } finally {
+      done();
+    }
+  };
+
+  const discover = (opts: { refresh?: boolean } = {}): Promise<Tool[]> => {
+    const now = Date.now();
+    if (discovery && !opts.refresh && (!discovery.settled || now - discovery.at < ttl)) return discovery.promise;
+    const entry = { at: now, settled: false, promise: Promise.all([...adapters.values()].map(detectOne)) };
+    entry.promise.then(
+      () => {
+        entry.settled = true;
+        entry.at = Date.now();
+      },
+      () => {
+        if (discovery === entry) discovery = undefined;
+      },
+    );
+    discovery = entry;
+    return entry.promise;
+  };
+
+  const tool = async (toolId: string, opts?: { refresh?: boolean }): Promise<Tool> => {
+    adapterOf(toolId);
+    const tools = await discover(opts);
+    return tools.find((t) => t.id === toolId)!;
+  };
+
+  /** Remember what a failure says about the tool, for later preflight decisions. */
+  const learnFrom = (toolId: string, error: ToolbridgeError) => {
+    const s = stateOf(toolId);
+    if (ToolAuthError.isInstance(error)) {
+      s.auth = { authenticated: false, detail: error.message, observedAt: Date.now() };
+    } else if (RateLimitError.isInstance(error)) {
+      const wait = (error as RateLimitError).waitMs();
+      if (wait !== undefined && wait > 0) {
+        s.coolDownUntil = Date.now() + wait;
+        s.coolDownReason = QuotaExceededError.isInstance(error) ? 'quota_exceeded' : 'rate_limited';
+      }
+    }
+  };
+
+  const failureOf = (e: unknown, ctx: CallContext): ToolbridgeError => {
+    // The deadline or the caller decides what the failure is, whatever the adapter threw on the way out.
+    if (ctx.signal.aborted) {
+      const reason = ctx.signal.reason;
+      return ToolbridgeError.isInstance(reason) ? reason : new AbortedError(undefined, { toolId: ctx.toolId });
+    }
+    return toToolbridgeError(e);
+  };
+
+  const chat = async (toolId: string, input: ChatRequest, callOptions: CallOptions = {}): Promise<ChatResult> => {
+    const a = adapterOf(toolId);
+    const request = validateChatRequest(input);
+    const started = performance.now();
+    const { ctx, done } = track(toolId, callOptions, `${a.name} chat`);
+    try {
+      const result = await raceAbort(a.chat(request, ctx), ctx.signal);
+      const s = stateOf(toolId);
+      s.auth = { authenticated: true, observedAt: Date.now() };
+      s.coolDownUntil = undefined;
+      return {
+        ...result,
+        metadata: { ...result.metadata, toolId, latencyMs: Math.round(performance.now() - started) },
+      };
+    } catch (e) {
+      const err = failureOf(e, ctx);
+      learnFrom(toolId, err);
+      throw err;
+    } finally {
+      done();
+    }
+  };
+
+  async function* stream(toolId: string, input: ChatRequest, callOptions: CallOptions = {}): AsyncIterable<StreamEvent> {
+    const a = adapterOf(toolId);
+    const request = validateChatRequest(input);
+    const started = performance.now();
+    const { ctx, done } = track(toolId, callOptions, `${a.name} chat`);
+    const iterator = a.stream(request, ctx)[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const next = await raceAbort(iterator.next(), ctx.signal);
+        if (next.done) break;
+        const event = next.value;
+        if (event.type === 'result') {
+          stateOf(toolId).auth = { authenticated: true, observedAt: Date.now() };
+          yield {
+            type: 'result',
+            result: {
+              ...event.result,
+              metadata: { ...event.result.metadata, toolId, latencyMs: Math.round(performance.now() - started) },
+            },
+          };
+        } else yield event;
+      }
+    } catch (e) {
+      const err = failureOf(e, ctx);
+      learnFrom(toolId, err);
+      throw err;
+    } finally {
+      // Ends the adapter's work (and kills its process) when the consumer stops early.
+      await iterator.return?.().catch(() => {});
+      done();
+    }
+  }
+
+  const health = async (toolId: string, callOptions: CallOptions = {}): Promise<HealthRecord> => {
+    const a = adapterOf(toolId);
+    const bound = Math.min(callOptions.timeoutMs ?? healthTimeoutMs, healthTimeoutMs);
+    const started = performance.now();
+    const { ctx, done } = track(toolId, { ...callOptions, timeoutMs: bound }, `${a.name} health check`);
+    try {
+      const obs = await raceAbort(checkToolHealth(a, ctx), ctx.signal);
+      const s = stateOf(toolId);
+      if (obs.auth) s.auth = { ...obs.auth, observedAt: Date.now() };
+      if (obs.usageLimits) s.usageLimits = obs.usageLimits;
+      return obs.record;
+    } catch (e) {
+      const err = failureOf(e, ctx);
+      return {
+        toolId,
+        status: 'unavailable',
+        available: false,
+        authSupported: typeof a.checkAuth === 'function',
+        authenticated: false,
+        authStatus: typeof a.checkAuth === 'function' ? 'unknown' : 'not_required',
+        reason: TimeoutError.isInstance(err) ? `health check timed out after ${bound} ms` : err.message,
+        latencyMs: Math.round(performance.now() - started),
+        checkedAt: new Date().toISOString(),
+      };
+    } finally {
+      done();
+    }
+  };
+
+  const withContext = async <T>(toolId: string, what: string, callOptions: CallOptions | undefined, fn: (ctx: CallContext) => Promise<T>): Promise<T> => {
+    const { ctx, done } = track(toolId, callOptions, what);
+    try {
+      return await raceAbort(fn(ctx), ctx.signal);
+    } catch (e) {
+      throw failureOf(e, ctx);
+    } finally {
+      done();
+    }
+  };
+
+  const connect = async (toolId: string): Promise<ConnectedTool> => {
+    const a = adapterOf(toolId);
+    const t = await tool(toolId, { refresh: true });
+    if (!t.available) {
+      throw new ToolUnavailableError(t.reason ?? `${a.name} is not available`, { toolId });
+    }
+    const connected: ConnectedTool = {
+      id: a.id,
+      name: a.name,
+      type: a.type,
+      capabilities: a.capabilities,
+      version: t.version,
+      models: t.models,
+      defaultModel: t.defaultModel,
+      chat: (input, o) => chat(toolId, input, o),
+      stream: (input, o) => stream(toolId, input, o),
+      health: (o) => health(toolId, o),
+    };
+    if (a.checkAuth) {
+      connected.checkAuth = (o) =>
+        withContext(toolId, `${a.name} auth check`, o, async (ctx) => {
+          const s = await a.checkAuth!(ctx);
+          stateOf(toolId).auth = { ...s, observedAt: Date.now() };
+          return s;
+        });
+    }
+    if (a.startAuth) connected.startAuth = (o) => withContext(toolId, `${a.name} login`, o, (ctx) => a.startAuth!(ctx));
+    if (a.usageLimits) connected.usageLimits = (o) => withContext(toolId, `${a.name} usage limits`, o, (ctx) => a.usageLimits!(ctx));
+    if (a.complete) connected.complete = (input, o) => withContext(toolId, `${a.name} completion`, o, (ctx) => a.complete!(input, ctx));
+    return connected;
+  };
+
+  return {
+    config,
+    toolIds: [...adapters.keys()],
+    has: (id) => adapters.has(id),
+    adapter: adapterOf,
+    discover,
+    tool,
+    connect,
+    health,
+    healthAll: (o) => Promise.all([...adapters.keys()].map((id) => health(id, o))),
+    chat,
+    stream,
+    state: (id) => ({ ...stateOf(id) }),
+    async close() {
+      closed = true;
+      for (const c of inflight) c.abort(new ToolUnavailableError('Toolbridge is shutting down'));
+      inflight.clear();
+      await Promise.allSettled([...adapters.values()].map((a) => a.dispose?.()));
+    },
+  };
+}

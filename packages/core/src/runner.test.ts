@@ -1,0 +1,141 @@
+import { describe, expect, it } from '@jest/globals';
+import { makeTempDir, pathWith, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { AbortedError, ProviderExecutionError, TimeoutError, ToolUnavailableError } from './errors.js';
+import { liveProcessGroupCount, runProcess, spawnProcess } from './runner.js';
+
+const node = process.execPath;
+
+/** A script that starts two grandchildren (one ignores SIGTERM) and prints every pid, then hangs. */
+const treeScript = `
+const { spawn } = require('child_process');
+const stubborn = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
+const plain = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+console.log(JSON.stringify({ pids: [process.pid, stubborn.pid, plain.pid] }));
+setInterval(() => {}, 1000);
+`;
+
+describe('runProcess', () => {
+  it('delivers the prompt on stdin, not argv, and closes stdin', async () => {
+    const r = await runProcess({
+      command: node,
+      args: ['-e', "let s='';process.stdin.on('data',c=>s+=c).on('end',()=>console.log(JSON.stringify({s, argv: process.argv.slice(1)})))"],
+      stdin: 'secret prompt ✓\nsecond line',
+    });
+    expect(r.exitCode).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.s).toBe('secret prompt ✓\nsecond line');
+    expect(JSON.stringify(out.argv)).not.toContain('secret');
+  });
+
+  it('streams stdout line by line as it arrives', async () => {
+    const proc = spawnProcess({
+      command: node,
+      args: ['-e', "let i=0;const t=setInterval(()=>{console.log('line'+i);if(++i===3)clearInterval(t)},100)"],
+    });
+    const seen: Array<{ line: string; at: number }> = [];
+    for await (const line of proc) seen.push({ line, at: Date.now() });
+    expect(seen.map((s) => s.line)).toEqual(['line0', 'line1', 'line2']);
+    // Lines were seen apart in time, not all at exit.
+    expect(seen[2]!.at - seen[0]!.at).toBeGreaterThanOrEqual(100);
+    expect((await proc.result).exitCode).toBe(0);
+  });
+
+  it('reports exit code, stderr tail and duration without throwing on failure', async () => {
+    const r = await runProcess({ command: node, args: ['-e', "process.stderr.write('boom\\n'); process.exit(3)"] });
+    expect(r.exitCode).toBe(3);
+    expect(r.stderrTail).toBe('boom\n');
+    expect(r.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('maps a missing binary to ToolUnavailableError (not installed)', async () => {
+    const error = await runProcess({ command: 'toolbridge-no-such-binary', toolId: 'x' }).catch((e) => e);
+    expect(error).toBeInstanceOf(ToolUnavailableError);
+    expect(error.message).toMatch(/not installed/);
+    expect(error.details).toEqual({ notInstalled: true });
+    expect(error.toolId).toBe('x');
+  });
+
+  it('kills the whole process tree on timeout, including a child that ignores SIGTERM', async () => {
+    const proc = spawnProcess({ command: node, args: ['-e', treeScript], timeoutMs: 800, killGraceMs: 300 });
+    let pids: number[] = [];
+    const error = await (async () => {
+      for await (const line of proc) pids = JSON.parse(line).pids;
+    })().catch((e) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(pids).toHaveLength(3);
+    expect(await waitForPidsGone(pids, 3000)).toEqual([]);
+    await expect(proc.result).rejects.toBeInstanceOf(TimeoutError);
+  });
+
+  it('kills the tree when the caller aborts, with the signal reason', async () => {
+    const controller = new AbortController();
+    const proc = spawnProcess({ command: node, args: ['-e', treeScript], signal: controller.signal, killGraceMs: 300 });
+    let pids: number[] = [];
+    const error = await (async () => {
+      for await (const line of proc) {
+        pids = JSON.parse(line).pids;
+        controller.abort();
+      }
+    })().catch((e) => e);
+    expect(error).toBeInstanceOf(AbortedError);
+    expect(await waitForPidsGone(pids, 3000)).toEqual([]);
+
+    const c2 = new AbortController();
+    const reason = new TimeoutError('deadline');
+    c2.abort(reason);
+    await expect(runProcess({ command: node, args: ['-e', 'setInterval(()=>{},1000)'], signal: c2.signal })).rejects.toBe(reason);
+  });
+
+  it('kills the tree when the consumer stops iterating early', async () => {
+    const proc = spawnProcess({ command: node, args: ['-e', treeScript], killGraceMs: 300 });
+    let pids: number[] = [];
+    for await (const line of proc) {
+      pids = JSON.parse(line).pids;
+      break;
+    }
+    expect(await waitForPidsGone(pids, 3000)).toEqual([]);
+  });
+
+  it('ends descendants left running after the tool itself exits', async () => {
+    const r = await runProcess({
+      command: node,
+      args: ['-e', "const c=require('child_process').spawn(process.execPath,['-e','setInterval(()=>{},1000)'],{stdio:'ignore'});c.unref();console.log(c.pid)"],
+      killGraceMs: 300,
+    });
+    const pid = Number(r.stdout.trim());
+    expect(await waitForPidsGone([pid], 3000)).toEqual([]);
+  });
+
+  it('caps output and kills a tool that floods stdout', async () => {
+    const error = await runProcess({
+      command: node,
+      args: ['-e', "const s='x'.repeat(1<<16)+'\\n';(function w(){while(process.stdout.write(s));process.stdout.once('drain',w)})()"],
+      maxOutputBytes: 1 << 20,
+      killGraceMs: 300,
+    }).catch((e) => e);
+    expect(error).toBeInstanceOf(ProviderExecutionError);
+    expect(error.message).toMatch(/more than 1048576 bytes/);
+  });
+
+  it('runs fake executables from PATH without a shell', async () => {
+    const tmp = await makeTempDir();
+    try {
+      const bin = path.join(tmp.dir, 'bin');
+      const marker = path.join(tmp.dir, 'marker');
+      await writeFakeBin(bin, 'faketool', `require('fs').writeFileSync(${JSON.stringify(marker)}, process.argv.slice(2).join('|'))`);
+      const r = await runProcess({ command: 'faketool', args: ['a b', '$(touch pwned)', ';echo'], env: { ...process.env, PATH: pathWith(bin) } });
+      expect(r.exitCode).toBe(0);
+      expect(await readFile(marker, 'utf8')).toBe('a b|$(touch pwned)|;echo');
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+
+  it('forgets process groups once they are gone', async () => {
+    await runProcess({ command: node, args: ['-e', '0'] });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(liveProcessGroupCount()).toBe(0);
+  });
+});

@@ -1,0 +1,350 @@
+import { spawn as crossSpawn } from 'cross-spawn';
+import type { ChildProcess } from 'node:child_process';
+import { spawn as nodeSpawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+import {
+  AbortedError,
+  ProviderExecutionError,
+  TimeoutError,
+  ToolUnavailableError,
+  ToolbridgeError,
+} from './errors.js';
+
+export interface SpawnOptions {
+  command: string;
+  args?: readonly string[];
+  /** Written to stdin, which is then closed. Prompts go here, never in argv. */
+  stdin?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Kills the process group when exceeded; the run then rejects with TimeoutError. */
+  timeoutMs?: number;
+  /** Kills the process group on abort; rejects with `signal.reason` when it is a ToolbridgeError, else AbortedError. */
+  signal?: AbortSignal;
+  /** Cap on total stdout bytes (default 32 MiB). */
+  maxOutputBytes?: number;
+  /** Cap on one stdout line (default 8 MiB). */
+  maxLineBytes?: number;
+  /** How much of stderr's end to keep (default 16 KiB). */
+  stderrTailBytes?: number;
+  /** SIGTERM, then SIGKILL after this many ms (default 2000). */
+  killGraceMs?: number;
+  /** Used in error messages and on errors. */
+  toolId?: string;
+  onStderr?: (text: string) => void;
+}
+
+export interface ProcessResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** The last `stderrTailBytes` of stderr. */
+  stderrTail: string;
+  stdoutBytes: number;
+  durationMs: number;
+}
+
+/** A running child: iterate it for stdout lines; `result` settles when it has exited. */
+export interface RunningProcess extends AsyncIterable<string> {
+  readonly pid: number | undefined;
+  /** Resolves on exit (any exit code); rejects on timeout, abort, spawn failure or output cap. */
+  readonly result: Promise<ProcessResult>;
+  /** Kill the whole process group (SIGTERM, then SIGKILL). */
+  kill(reason?: ToolbridgeError): void;
+}
+
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // Last line of defence: never leave a tool's process tree behind when this process exits.
+  process.once('exit', () => {
+    for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
+  });
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  if (process.platform === 'win32') {
+    try {
+      nodeSpawn('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    try {
+      process.kill(pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Number of child process groups this process currently runs (for diagnostics and tests). */
+export function liveProcessGroupCount(): number {
+  return liveGroups.size;
+}
+
+/**
+ * Spawn a tool without a shell in its own process group, feed stdin, and
+ * stream stdout line by line. Timeouts, aborts and early `break`s from the
+ * iteration kill the whole group so no descendant survives.
+ */
+export function spawnProcess(options: SpawnOptions): RunningProcess {
+  const {
+    command,
+    args = [],
+    timeoutMs,
+    signal,
+    maxOutputBytes = 32 * 1024 * 1024,
+    maxLineBytes = 8 * 1024 * 1024,
+    stderrTailBytes = 16 * 1024,
+    killGraceMs = 2000,
+    toolId,
+  } = options;
+  const label = toolId ?? command;
+  const started = performance.now();
+
+  const lines: string[] = [];
+  let wake: (() => void) | undefined;
+  let streamDone = false;
+  let failure: ToolbridgeError | undefined;
+  let stdoutBytes = 0;
+  let partial = '';
+  let stderrTail = '';
+  let exited = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  let deadline: NodeJS.Timeout | undefined;
+  let finished = false;
+
+  const notify = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+
+  let child: ChildProcess;
+  let resolveResult!: (r: ProcessResult) => void;
+  let rejectResult!: (e: unknown) => void;
+  const result = new Promise<ProcessResult>((res, rej) => {
+    resolveResult = res;
+    rejectResult = rej;
+  });
+  // The iterator reports failures too; an unobserved `result` must not crash the process.
+  result.catch(() => {});
+
+  const terminate = (reason: ToolbridgeError) => {
+    if (finished) return;
+    if (!failure) failure = reason;
+    const pid = child?.pid;
+    if (pid === undefined) return;
+    signalGroup(pid, 'SIGTERM');
+    if (!killTimer) {
+      killTimer = setTimeout(() => {
+        if (groupAlive(pid) || !exited) signalGroup(pid, 'SIGKILL');
+      }, killGraceMs);
+      killTimer.unref();
+    }
+  };
+
+  const onAbort = () => {
+    const reason = signal?.reason;
+    terminate(
+      ToolbridgeError.isInstance(reason)
+        ? reason
+        : new AbortedError(`${label} was cancelled`, { toolId }),
+    );
+  };
+
+  try {
+    child = crossSpawn(command, [...args], {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+    });
+  } catch (e) {
+    failure = spawnFailure(e as NodeJS.ErrnoException, command, toolId);
+    streamDone = true;
+    rejectResult(failure);
+    return handle(undefined);
+  }
+
+  installExitHook();
+  if (child.pid !== undefined) liveGroups.add(child.pid);
+
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  if (timeoutMs !== undefined && timeoutMs > 0) {
+    deadline = setTimeout(
+      () => terminate(new TimeoutError(`${label} did not finish within ${timeoutMs} ms`, { toolId, timeoutMs })),
+      timeoutMs,
+    );
+  }
+
+  child.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT' || e.code === 'EACCES') {
+      failure ??= spawnFailure(e, command, toolId);
+    } else {
+      failure ??= new ProviderExecutionError(`${label} could not be run: ${e.message}`, { toolId, cause: e });
+    }
+    finish(null, null);
+  });
+
+  // EPIPE when the tool exits without reading its input is not our failure; the exit code tells.
+  child.stdin?.on('error', () => {});
+  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
+  else child.stdin?.end();
+
+  const decoder = new StringDecoder('utf8');
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdoutBytes += chunk.length;
+    if (stdoutBytes > maxOutputBytes) {
+      terminate(new ProviderExecutionError(`${label} produced more than ${maxOutputBytes} bytes of output`, { toolId }));
+      return;
+    }
+    partial += decoder.write(chunk);
+    let nl: number;
+    while ((nl = partial.indexOf('\n')) >= 0) {
+      const line = partial.slice(0, nl).replace(/\r$/, '');
+      partial = partial.slice(nl + 1);
+      lines.push(line);
+    }
+    if (Buffer.byteLength(partial) > maxLineBytes) {
+      terminate(new ProviderExecutionError(`${label} wrote a line longer than ${maxLineBytes} bytes`, { toolId }));
+      partial = '';
+    }
+    notify();
+  });
+
+  const stderrDecoder = new StringDecoder('utf8');
+  child.stderr?.on('data', (chunk: Buffer) => {
+    const text = stderrDecoder.write(chunk);
+    options.onStderr?.(text);
+    stderrTail = (stderrTail + text).slice(-stderrTailBytes);
+  });
+
+  let exitCode: number | null = null;
+  let exitSignal: NodeJS.Signals | null = null;
+  child.on('exit', (code, sig) => {
+    exited = true;
+    exitCode = code;
+    exitSignal = sig;
+    // Descendants left running by the tool hold our pipes open; end them too.
+    if (child.pid !== undefined && groupAlive(child.pid)) {
+      signalGroup(child.pid, 'SIGTERM');
+      const t = setTimeout(() => {
+        if (child.pid !== undefined && groupAlive(child.pid)) signalGroup(child.pid, 'SIGKILL');
+      }, killGraceMs);
+      t.unref();
+    }
+    // If pipes still do not close, do not wait forever.
+    const t = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      finish(exitCode, exitSignal);
+    }, killGraceMs + 1000);
+    t.unref();
+  });
+  child.on('close', (code, sig) => finish(code ?? exitCode, (sig as NodeJS.Signals | null) ?? exitSignal));
+
+  function finish(code: number | null, sig: NodeJS.Signals | null) {
+    if (finished) return;
+    finished = true;
+    const rest = partial + decoder.end();
+    if (rest.length > 0 && !failure) lines.push(rest.replace(/\r$/, ''));
+    partial = '';
+    streamDone = true;
+    if (deadline) clearTimeout(deadline);
+    signal?.removeEventListener('abort', onAbort);
+    if (child.pid !== undefined) {
+      const pid = child.pid;
+      if (!groupAlive(pid)) {
+        liveGroups.delete(pid);
+        if (killTimer) clearTimeout(killTimer);
+      } else {
+        // Keep tracking until the SIGKILL escalation has run.
+        setTimeout(() => liveGroups.delete(pid), killGraceMs + 100).unref();
+      }
+    }
+    stderrTail += stderrDecoder.end();
+    const durationMs = Math.round(performance.now() - started);
+    if (failure) rejectResult(failure);
+    else resolveResult({ exitCode: code, signal: sig, stderrTail, stdoutBytes, durationMs });
+    notify();
+  }
+
+  return handle(child);
+
+  function handle(proc: ChildProcess | undefined): RunningProcess {
+    return {
+      pid: proc?.pid,
+      result,
+      kill(reason) {
+        terminate(reason ?? new AbortedError(`${label} was stopped`, { toolId }));
+      },
+      [Symbol.asyncIterator](): AsyncIterator<string> {
+        return {
+          async next(): Promise<IteratorResult<string>> {
+            for (;;) {
+              if (failure && streamDone) throw failure;
+              if (lines.length > 0) return { value: lines.shift()!, done: false };
+              if (streamDone) {
+                if (failure) throw failure;
+                return { value: undefined, done: true };
+              }
+              await new Promise<void>((r) => (wake = r));
+            }
+          },
+          async return(): Promise<IteratorResult<string>> {
+            // The consumer stopped early (break, thrown error): the tool must not keep running.
+            if (!streamDone) terminate(new AbortedError(`${label} was stopped by its consumer`, { toolId }));
+            return { value: undefined, done: true };
+          },
+        };
+      },
+    };
+  }
+}
+
+function spawnFailure(e: NodeJS.ErrnoException, command: string, toolId?: string): ToolbridgeError {
+  if (e.code === 'ENOENT') {
+    return new ToolUnavailableError(`${command} is not installed (command "${command}" was not found on PATH)`, {
+      toolId,
+      cause: e,
+      details: { notInstalled: true },
+    });
+  }
+  return new ToolUnavailableError(`${command} could not be started: ${e.message}`, { toolId, cause: e });
+}
+
+export interface CollectedProcessResult extends ProcessResult {
+  /** All stdout, lines joined with `\n`. */
+  stdout: string;
+}
+
+/** Run to completion and collect stdout. Non-zero exits resolve; the caller decides. */
+export async function runProcess(options: SpawnOptions): Promise<CollectedProcessResult> {
+  const proc = spawnProcess(options);
+  const out: string[] = [];
+  for await (const line of proc) out.push(line);
+  const r = await proc.result;
+  return { ...r, stdout: out.join('\n') };
+}
