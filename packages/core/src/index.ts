@@ -8,3 +8,4 @@ export * from './health.js';
 export * from './registry.js';
 export * from './runner.js';
 export * from './text.js';
+export * from './responses.js';

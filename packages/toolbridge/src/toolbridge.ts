@@ -1,0 +1,94 @@
+import {
+  createRegistry,
+  InvalidRequestError,
+  toChatResponse,
+  validateChatRequest,
+  type AuthStartResult,
+  type CallOptions,
+  type ChatRequest,
+  type ChatResponse,
+  type ConnectedTool,
+  type FallbackChatResponse,
+  type HealthRecord,
+  type Tool,
+  type ToolAdapter,
+  type ToolbridgeConfig,
+  type ToolRegistry,
+} from '@toolbridge/core';
+import { createOrchestrator, type FallbackOptions, type FallbackStreamEvent } from '@toolbridge/orchestrator';
+import { defaultAdapters, type DefaultAdapterOptions } from './adapters.js';
+
+export interface ToolbridgeOptions {
+  /** The tools to offer; default: Codex, Claude Code, OpenCode and Ollama. */
+  adapters?: readonly ToolAdapter[];
+  /** Options for the default adapters (ignored when `adapters` is given). */
+  adapterOptions?: DefaultAdapterOptions;
+  /** Environment for env config defaults and tool processes (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Initial config (validated). */
+  config?: ToolbridgeConfig;
+  discoveryTtlMs?: number;
+  healthTimeoutMs?: number;
+}
+
+export interface ChatOptions extends Omit<FallbackOptions, 'providers'> {
+  /** Tool ids to try, in order. */
+  providers: readonly string[];
+}
+
+export interface Toolbridge {
+  readonly registry: ToolRegistry;
+  discover(options?: { refresh?: boolean }): Promise<Tool[]>;
+  connect(toolId: string): Promise<ConnectedTool>;
+  /** Chat with retries and fallback across `providers`. */
+  chat(request: ChatRequest, options: ChatOptions): Promise<FallbackChatResponse>;
+  /** Streamed fallback chat: attempts, deltas, then `done`. */
+  streamChat(request: ChatRequest, options: ChatOptions): AsyncIterable<FallbackStreamEvent>;
+  /** One tool, answered in the spec's single-tool response shape. */
+  chatWith(toolId: string, request: ChatRequest, options?: CallOptions): Promise<ChatResponse>;
+  configure(config: ToolbridgeConfig): ToolbridgeConfig;
+  getConfig(): ToolbridgeConfig;
+  checkHealth(toolId: string, options?: CallOptions): Promise<HealthRecord>;
+  checkAllToolsHealth(options?: CallOptions): Promise<HealthRecord[]>;
+  /** Start a tool's login; InvalidRequestError for tools without one. */
+  startAuth(toolId: string, options?: CallOptions): Promise<AuthStartResult>;
+  /** Cancel in-flight calls (killing their processes) and end login flows. */
+  close(): Promise<void>;
+}
+
+export function createToolbridge(options: ToolbridgeOptions = {}): Toolbridge {
+  const adapters = options.adapters ?? defaultAdapters(options.adapterOptions);
+  const registry = createRegistry({
+    adapters,
+    env: options.env,
+    discoveryTtlMs: options.discoveryTtlMs,
+    healthTimeoutMs: options.healthTimeoutMs,
+  });
+  if (options.config) registry.config.replace(options.config);
+  const orchestrator = createOrchestrator(registry);
+
+  return {
+    registry,
+    discover: (o) => registry.discover(o),
+    connect: (id) => registry.connect(id),
+    chat: (request, o) => orchestrator.chat(request, o),
+    streamChat: (request, o) => orchestrator.stream(request, o),
+    async chatWith(toolId, request, o) {
+      const adapter = registry.adapter(toolId);
+      validateChatRequest(request);
+      const started = performance.now();
+      const result = await registry.chat(toolId, request, o);
+      return toChatResponse(adapter, result, performance.now() - started, request.model);
+    },
+    configure: (config) => registry.config.replace(config),
+    getConfig: () => registry.config.get(),
+    checkHealth: (id, o) => registry.health(id, o),
+    checkAllToolsHealth: (o) => registry.healthAll(o),
+    async startAuth(toolId, o) {
+      const tool = await registry.connect(toolId);
+      if (!tool.startAuth) throw new InvalidRequestError(`${tool.name} has no login flow`, { toolId });
+      return tool.startAuth(o);
+    },
+    close: () => registry.close(),
+  };
+}
