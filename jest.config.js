@@ -10,6 +10,7 @@ export default {
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.json' }],
   },
+  reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
   globalSetup: '<rootDir>/scripts/jest-global-setup.mjs',
   testTimeout: 30000,
   maxWorkers: 2,
