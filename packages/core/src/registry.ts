@@ -265,8 +265,10 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
       learnFrom(toolId, err);
       throw err;
     } finally {
-      // Ends the adapter's work (and kills its process) when the consumer stops early.
-      await iterator.return?.().catch(() => {});
+      // Ends the adapter's work (and kills its process) when the consumer stops early. After an
+      // abort the adapter may still be mid-await on its dying process: do not wait for it.
+      const closing = iterator.return?.().catch(() => undefined);
+      if (!ctx.signal.aborted) await closing;
       done();
     }
   }
