@@ -1,0 +1,154 @@
+import { InvalidRequestError, ProviderExecutionError, TimeoutError, ToolbridgeError } from '@toolbridge/core';
+import {
+  abortFailure,
+  connectionFailure,
+  httpFailure,
+  isModelNotFound,
+  ollamaMessage,
+  streamErrorFailure,
+  streamFailure,
+  TOOL_ID,
+} from './failures.js';
+import { readNdjson } from './ndjson.js';
+
+/** How to reach one Ollama server. */
+export interface Connection {
+  fetch: typeof globalThis.fetch;
+  /** Base URL without a trailing slash. */
+  baseUrl: string;
+  /** Bound on the wait for response headers of a streaming call; none when undefined. */
+  firstByteTimeoutMs?: number;
+}
+
+/** One NDJSON object of `/api/chat` or `/api/generate`. */
+export type OllamaChunk = Record<string, unknown>;
+
+async function send(conn: Connection, path: string, init: { method: string; body?: unknown }, signal: AbortSignal): Promise<Response> {
+  try {
+    return await conn.fetch(conn.baseUrl + path, {
+      method: init.method,
+      headers: init.body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      signal,
+    });
+  } catch (e) {
+    if (signal.aborted) throw abortFailure(signal);
+    throw connectionFailure(e, conn.baseUrl);
+  }
+}
+
+/** GET a JSON object (`/api/version`, `/api/tags`). */
+export async function getJson(conn: Connection, path: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const res = await send(conn, path, { method: 'GET' }, signal);
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (e) {
+    if (signal.aborted) throw abortFailure(signal);
+    throw streamFailure(e, conn.baseUrl);
+  }
+  if (!res.ok) throw httpFailure(res.status, res.headers, text, path);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ProviderExecutionError(`${conn.baseUrl}${path} did not answer with a JSON object; is this an Ollama server?`, { toolId: TOOL_ID });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Names of the installed models, in Ollama's order. */
+export async function listModels(conn: Connection, signal: AbortSignal): Promise<string[]> {
+  const tags = await getJson(conn, '/api/tags', signal);
+  const models = Array.isArray(tags.models) ? tags.models : [];
+  const names: string[] = [];
+  for (const m of models) {
+    if (typeof m !== 'object' || m === null) continue;
+    const name = (m as { name?: unknown; model?: unknown }).name ?? (m as { model?: unknown }).model;
+    if (typeof name === 'string' && name.length > 0) names.push(name);
+  }
+  return names;
+}
+
+async function modelNotFound(conn: Connection, model: string, message: string, signal: AbortSignal): Promise<ToolbridgeError> {
+  let installed: string[] | undefined;
+  try {
+    installed = await listModels(conn, signal);
+  } catch {
+    installed = undefined; // The 404 is the news; an unlisted inventory only weakens the hint.
+  }
+  const list =
+    installed === undefined ? '' : installed.length === 0 ? ' No models are installed.' : ` Installed models: ${installed.join(', ')}.`;
+  return new InvalidRequestError(`Ollama has no model "${model}" (${message}).${list} Pull it with \`ollama pull ${model}\`.`, {
+    toolId: TOOL_ID,
+    details: { model, ...(installed ? { installed } : {}) },
+  });
+}
+
+/**
+ * POST a streaming request and yield its NDJSON objects as they arrive, up
+ * to and including the one with `done: true`. Throws instead of ending early:
+ * a stream without `done: true` is a failure, never a partial answer.
+ */
+export async function* postStream(
+  conn: Connection,
+  path: string,
+  body: Record<string, unknown>,
+  model: string,
+  outer: AbortSignal,
+): AsyncGenerator<OllamaChunk, void, undefined> {
+  const own = new AbortController();
+  const signal = AbortSignal.any([outer, own.signal]);
+  let timer: NodeJS.Timeout | undefined;
+  if (conn.firstByteTimeoutMs !== undefined && conn.firstByteTimeoutMs > 0) {
+    const ms = conn.firstByteTimeoutMs;
+    timer = setTimeout(
+      () => own.abort(new TimeoutError(`Ollama did not start answering within ${ms} ms (is the model still loading?)`, { toolId: TOOL_ID, timeoutMs: ms })),
+      ms,
+    );
+  }
+  let complete = false;
+  try {
+    const res = await send(conn, path, { method: 'POST', body }, signal);
+    clearTimeout(timer);
+    if (!res.ok) {
+      let text = '';
+      try {
+        text = await res.text();
+      } catch (e) {
+        if (signal.aborted) throw abortFailure(signal);
+      }
+      const message = ollamaMessage(text);
+      if (res.status === 404 && isModelNotFound(message)) throw await modelNotFound(conn, model, message, outer);
+      throw httpFailure(res.status, res.headers, text, path);
+    }
+    if (!res.body) throw new ProviderExecutionError(`Ollama ${path} answered without a body`, { toolId: TOOL_ID });
+    let sawDone = false;
+    try {
+      for await (const chunk of readNdjson(res.body, { toolId: TOOL_ID })) {
+        if (sawDone) continue;
+        if (chunk.error !== undefined) throw streamErrorFailure(chunk.error);
+        yield chunk;
+        if (chunk.done === true) sawDone = true;
+      }
+    } catch (e) {
+      if (signal.aborted) throw abortFailure(signal);
+      // Trouble after the final chunk cannot spoil a complete answer.
+      if (!sawDone) throw streamFailure(e, conn.baseUrl);
+    }
+    if (!sawDone) {
+      throw new ProviderExecutionError('Ollama ended its answer without the final chunk (done: true); the answer is incomplete', {
+        toolId: TOOL_ID,
+        retryable: true,
+      });
+    }
+    complete = true;
+  } finally {
+    clearTimeout(timer);
+    // A consumer that stops early, or any failure, must not leave the request open.
+    if (!complete) own.abort();
+  }
+}
