@@ -1,0 +1,105 @@
+import {
+  ProviderExecutionError,
+  QuotaExceededError,
+  RateLimitError,
+  tail,
+  ToolAuthError,
+  type ProcessResult,
+  type ToolbridgeError,
+} from '@toolbridge/core';
+import { TOOL_ID } from './model.js';
+
+/** The `error` of an OpenCode `{"type":"error"}` event. */
+export interface OpenCodeErrorInfo {
+  name?: string;
+  message?: string;
+  statusCode?: number;
+  isRetryable?: boolean;
+  responseHeaders?: Record<string, string>;
+  responseBody?: string;
+}
+
+export function errorInfoOf(event: Record<string, unknown>): OpenCodeErrorInfo {
+  const error = record(event.error);
+  const data = record(error.data);
+  const headers = record(data.responseHeaders);
+  const info: OpenCodeErrorInfo = {};
+  if (typeof error.name === 'string') info.name = error.name;
+  // Some errors carry the message on the error itself rather than in `data`.
+  const message = typeof data.message === 'string' ? data.message : typeof error.message === 'string' ? error.message : undefined;
+  if (message !== undefined) info.message = message;
+  if (typeof data.statusCode === 'number') info.statusCode = data.statusCode;
+  if (typeof data.isRetryable === 'boolean') info.isRetryable = data.isRetryable;
+  if (typeof data.responseBody === 'string') info.responseBody = data.responseBody;
+  const h: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (typeof v === 'string') h[k.toLowerCase()] = v;
+  if (Object.keys(h).length > 0) info.responseHeaders = h;
+  return info;
+}
+
+const AUTH_NAME = /auth/i;
+// Text heuristics come last: used only when the event has no status code.
+const AUTH_TEXT = /unauthori[sz]ed|not logged in|(invalid|missing|no|incorrect)\b[^.]*\bapi[ _-]?key|api[ _-]?key\b[^.]*\b(invalid|missing|required)/i;
+const RATE_TEXT = /rate[ _-]?limit|too many requests/i;
+const QUOTA_TEXT = /insufficient_quota|quota (exceeded|reached)|exceeded your (current )?quota|usage limit/i;
+
+/** Map an OpenCode error event to a typed error: structured fields first, text last. */
+export function classifyError(info: OpenCodeErrorInfo): ToolbridgeError {
+  const name = info.name ?? 'Error';
+  const text = info.message?.trim() || 'no message';
+  const status = info.statusCode;
+  const details: Record<string, unknown> = { errorName: name };
+  if (status !== undefined) details.statusCode = status;
+  const what = status !== undefined ? `${name} ${status}` : name;
+
+  if (status === 401 || AUTH_NAME.test(name) || (status === undefined && AUTH_TEXT.test(text))) {
+    return new ToolAuthError(`OpenCode is not authorised by its provider (${what}): ${text}. Run "opencode auth login" in a terminal.`, {
+      toolId: TOOL_ID,
+      details,
+    });
+  }
+  const body = info.responseBody ?? '';
+  if (status === 429 || (info.isRetryable === true && RATE_TEXT.test(text))) {
+    const retryAfterMs = retryAfterOf(info.responseHeaders);
+    const options = { toolId: TOOL_ID, details, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    if (QUOTA_TEXT.test(text) || QUOTA_TEXT.test(body)) return new QuotaExceededError(`OpenCode's provider quota is used up (${what}): ${text}`, options);
+    return new RateLimitError(`OpenCode's provider is rate limiting (${what}): ${text}`, options);
+  }
+  const retryable = info.isRetryable ?? (status !== undefined && status >= 500);
+  return new ProviderExecutionError(`OpenCode failed (${what}): ${text}`, { toolId: TOOL_ID, retryable, details });
+}
+
+/** `retry-after-ms`, or `retry-after` as seconds or an HTTP date. */
+export function retryAfterOf(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers['retry-after-ms'];
+  if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.round(Number(ms));
+  const ra = headers['retry-after']?.trim();
+  if (!ra) return undefined;
+  if (/^\d+(\.\d+)?$/.test(ra)) return Math.round(Number(ra) * 1000);
+  const at = Date.parse(ra);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** A run that ended without an error event and without an answer. */
+export function exitFailure(exit: ProcessResult, sawText: boolean, unrecognisedLines: number): ToolbridgeError {
+  const stderr = tail(exit.stderrTail, 1000);
+  const suffix = stderr ? `: ${stderr}` : '';
+  if (exit.signal) return new ProviderExecutionError(`OpenCode was killed by ${exit.signal}${suffix}`, { toolId: TOOL_ID });
+  if (exit.exitCode !== 0) {
+    return new ProviderExecutionError(`OpenCode exited with code ${exit.exitCode}${suffix}`, {
+      toolId: TOOL_ID,
+      details: { exitCode: exit.exitCode },
+    });
+  }
+  const why = sawText
+    ? 'an empty answer'
+    : unrecognisedLines > 0
+      ? `no answer (${unrecognisedLines} unrecognised output line${unrecognisedLines === 1 ? '' : 's'})`
+      : 'no answer';
+  return new ProviderExecutionError(`OpenCode finished with ${why}${suffix}`, { toolId: TOOL_ID });
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}

@@ -1,0 +1,31 @@
+/** Options of `createOpenCodeAdapter()`. */
+export interface OpenCodeAdapterOptions {
+  /** The executable to run (default `opencode`, looked up on the call's PATH). */
+  command?: string;
+  /** Extra arguments for `opencode run`, placed after the adapter's own (e.g. `['--agent', 'plan']`). */
+  extraArgs?: readonly string[];
+  /** Bound on `opencode --version` during detection (default 10 000 ms; it takes ~1.2 s). */
+  versionTimeoutMs?: number;
+  /** Bound on `opencode models` during detection (default 12 000 ms; it takes 2–4 s). */
+  modelsTimeoutMs?: number;
+  /** Bound on `opencode auth list` (default 10 000 ms; it takes ~2 s). */
+  authTimeoutMs?: number;
+}
+
+export interface ResolvedOptions {
+  command: string;
+  extraArgs: readonly string[];
+  versionTimeoutMs: number;
+  modelsTimeoutMs: number;
+  authTimeoutMs: number;
+}
+
+export function resolveOptions(options: OpenCodeAdapterOptions): ResolvedOptions {
+  return {
+    command: options.command ?? 'opencode',
+    extraArgs: [...(options.extraArgs ?? [])],
+    versionTimeoutMs: options.versionTimeoutMs ?? 10_000,
+    modelsTimeoutMs: options.modelsTimeoutMs ?? 12_000,
+    authTimeoutMs: options.authTimeoutMs ?? 10_000,
+  };
+}
