@@ -1,7 +1,13 @@
-// Placeholder until the adapter's issue lands: the factory name and options type are fixed.
-import type { ToolAdapter } from '@toolbridge/core';
-export interface CodexAdapterOptions {}
-export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapter {
-  void options;
-  throw new Error('createCodexAdapter: not implemented yet');
-}
+export {
+  buildExecArgs,
+  codexConfigSchema,
+  CODEX_SANDBOX_MODES,
+  createCodexAdapter,
+  parseLoginStatus,
+  parseVersion,
+  type CodexAdapterOptions,
+  type CodexSandboxMode,
+} from './adapter.js';
+export { classifyFailure, parseRetryAt } from './classify.js';
+export { CodexEventParser, progressOf } from './events.js';
+export { readUsageLimits, usageLimitsFromLine, windowName, type ReadUsageLimitsOptions } from './usage-limits.js';
