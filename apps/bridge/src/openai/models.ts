@@ -1,0 +1,48 @@
+import type { Tool } from '@toolbridge/core';
+
+/**
+ * OpenAI model ids map onto tools:
+ * - `<toolId>` — the tool with its configured/default model (`codex`, `claude-code`, `ollama`);
+ * - `<toolId>/<model>` — the tool with that model. Only the FIRST `/` separates
+ *   them, so models that contain slashes keep them: `opencode/mock/mock-model`
+ *   is OpenCode with model `mock/mock-model`; `ollama/qwen3:14b` is Ollama with `qwen3:14b`.
+ */
+export interface ModelRef {
+  toolId: string;
+  model?: string;
+}
+
+export function parseModelId(id: string): ModelRef {
+  const slash = id.indexOf('/');
+  if (slash < 0) return { toolId: id };
+  const model = id.slice(slash + 1);
+  return model ? { toolId: id.slice(0, slash), model } : { toolId: id.slice(0, slash) };
+}
+
+/** Every id a tool answers to in `GET /v1/models`: the tool itself, then one per model it lists. */
+export function modelIdsOf(tool: Pick<Tool, 'id' | 'models'>): string[] {
+  return [tool.id, ...tool.models.map((m) => `${tool.id}/${m}`)];
+}
+
+/**
+ * Whether `model` names one of a tool's listed models. Ollama resolves a bare
+ * name to its `:latest` tag, so `qwen3` matches `qwen3:latest`.
+ */
+export function listsModel(tool: Pick<Tool, 'models'>, model: string): boolean {
+  return tool.models.includes(model) || (!model.includes(':') && tool.models.includes(`${model}:latest`));
+}
+
+export interface OpenAIModel {
+  id: string;
+  object: 'model';
+  /** Unix seconds. Tools do not say when a model was made; this is when the bridge started. */
+  created: number;
+  /** The tool that serves the model. */
+  owned_by: string;
+}
+
+export function toOpenAIModels(tools: readonly Tool[], created: number): OpenAIModel[] {
+  return tools
+    .filter((t) => t.available)
+    .flatMap((t) => modelIdsOf(t).map((id) => ({ id, object: 'model' as const, created, owned_by: t.id })));
+}

@@ -1,0 +1,193 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ChatMessage } from '@toolbridge/core';
+import { OpenAIRequestError } from './errors.js';
+
+/**
+ * JSON Schema of the `POST /v1/chat/completions` body: the subset of OpenAI's
+ * Chat Completions request Toolbridge honours. Other OpenAI fields (`top_p`,
+ * `stop`, `seed`, `user`, `metadata`, ...) are accepted and ignored so existing
+ * clients keep working; the ones whose meaning cannot be honoured (tool calling,
+ * several choices, log-probs, structured output, audio) are refused by
+ * `parseChatCompletionRequest` with a 400 naming the field.
+ */
+export const chatCompletionRequestSchema = {
+  type: 'object',
+  required: ['model', 'messages'],
+  properties: {
+    model: { type: 'string', minLength: 1 },
+    messages: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['role'],
+        properties: {
+          role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool', 'function'] },
+          content: {
+            type: ['string', 'array', 'null'],
+            items: {
+              type: 'object',
+              required: ['type'],
+              properties: { type: { type: 'string' }, text: { type: 'string' } },
+            },
+          },
+          name: { type: 'string' },
+        },
+      },
+    },
+    stream: { type: ['boolean', 'null'] },
+    stream_options: {
+      type: ['object', 'null'],
+      properties: { include_usage: { type: ['boolean', 'null'] } },
+    },
+    max_tokens: { type: ['integer', 'null'], minimum: 1 },
+    max_completion_tokens: { type: ['integer', 'null'], minimum: 1 },
+    temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
+    n: { type: ['integer', 'null'], minimum: 1 },
+    logprobs: { type: ['boolean', 'null'] },
+    tools: { type: ['array', 'null'] },
+    functions: { type: ['array', 'null'] },
+    response_format: {
+      type: ['object', 'null'],
+      required: ['type'],
+      properties: { type: { type: 'string' } },
+    },
+    modalities: { type: ['array', 'null'], items: { type: 'string' } },
+  },
+} as const;
+
+// One compiled validator for the life of the process; allowUnionTypes for the `["x","null"]` types.
+const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
+const validate: ValidateFunction = ajv.compile(chatCompletionRequestSchema);
+
+export interface ChatCompletionRequest {
+  /** The model id as sent (echoed in responses). */
+  model: string;
+  messages: ChatMessage[];
+  stream: boolean;
+  includeUsage: boolean;
+  maxTokens?: number;
+  temperature?: number;
+}
+
+/** `/messages/0/content` → `messages[0].content`, the way OpenAI names params. */
+export function paramOf(instancePath: string): string | null {
+  if (!instancePath) return null;
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((seg, i) => (/^\d+$/.test(seg) ? `[${seg}]` : i === 0 ? seg : `.${seg}`))
+    .join('');
+}
+
+function describe(err: ErrorObject): { message: string; param: string | null } {
+  const param = paramOf(err.instancePath);
+  const where = param ?? 'request body';
+  switch (err.keyword) {
+    case 'required': {
+      const missing = (err.params as { missingProperty: string }).missingProperty;
+      const full = param ? `${param}.${missing}` : missing;
+      return { message: `Missing required parameter: '${full}'.`, param: full };
+    }
+    case 'type': {
+      const t = (err.params as { type: string | string[] }).type;
+      const types = (Array.isArray(t) ? t : [t]).filter((x) => x !== 'null');
+      return { message: `Invalid type for '${where}': expected ${types.join(' or ')}.`, param };
+    }
+    case 'enum':
+      return {
+        message: `Invalid value for '${where}': must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues
+          .map((v) => JSON.stringify(v))
+          .join(', ')}.`,
+        param,
+      };
+    default:
+      return { message: `Invalid value for '${where}': ${err.message ?? 'is invalid'}.`, param };
+  }
+}
+
+function unsupported(param: string, what: string): OpenAIRequestError {
+  return new OpenAIRequestError(400, `'${param}' is not supported: ${what}.`, param, 'unsupported_parameter');
+}
+
+/** One message's text: a string, or the `text` parts of a content array joined by newlines. */
+function textOf(content: unknown, index: number): string {
+  if (typeof content === 'string') return content;
+  if (content === null || content === undefined) {
+    throw new OpenAIRequestError(400, `Missing required parameter: 'messages[${index}].content'.`, `messages[${index}].content`);
+  }
+  const parts = content as Array<{ type: string; text?: string }>;
+  const texts: string[] = [];
+  parts.forEach((part, j) => {
+    const param = `messages[${index}].content[${j}]`;
+    if (part.type === 'text') {
+      if (typeof part.text !== 'string') {
+        throw new OpenAIRequestError(400, `Missing required parameter: '${param}.text'.`, `${param}.text`);
+      }
+      texts.push(part.text);
+    } else if (part.type === 'refusal') {
+      // An earlier assistant refusal carries no text the tool needs.
+    } else {
+      throw new OpenAIRequestError(
+        400,
+        `Invalid content part '${param}': type '${part.type}' is not supported; Toolbridge tools take text only (use parts of type 'text').`,
+        `${param}.type`,
+        'unsupported_content',
+      );
+    }
+  });
+  return texts.join('\n');
+}
+
+/** Validate and translate an OpenAI chat completion body; throws OpenAIRequestError (400) naming the field. */
+export function parseChatCompletionRequest(body: unknown): ChatCompletionRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new OpenAIRequestError(400, 'The request body must be a JSON object.', null);
+  }
+  if (!validate(body)) {
+    const { message, param } = describe(validate.errors![0]!);
+    throw new OpenAIRequestError(400, message, param);
+  }
+  const b = body as Record<string, unknown> & {
+    model: string;
+    messages: Array<{ role: string; content?: unknown }>;
+  };
+
+  if (typeof b.n === 'number' && b.n > 1) throw unsupported('n', 'each request yields exactly one choice');
+  if (b.logprobs === true) throw unsupported('logprobs', 'the tools do not report token log-probabilities');
+  const format = (b.response_format as { type?: string } | null | undefined)?.type;
+  if (format !== undefined && format !== 'text') throw unsupported('response_format', "only { type: 'text' } is available");
+  const modalities = b.modalities as string[] | null | undefined;
+  if (modalities?.some((m) => m !== 'text')) throw unsupported('modalities', "only 'text' output is available");
+  if (Array.isArray(b.tools) && b.tools.length > 0) throw unsupported('tools', 'Toolbridge tools answer in text and do not call client-side functions');
+  if (Array.isArray(b.functions) && b.functions.length > 0) throw unsupported('functions', 'Toolbridge tools answer in text and do not call client-side functions');
+
+  const messages: ChatMessage[] = b.messages.map((m, i) => {
+    if (m.role === 'tool' || m.role === 'function') {
+      throw new OpenAIRequestError(
+        400,
+        `Invalid value for 'messages[${i}].role': role '${m.role}' is not supported; Toolbridge tools do not call client-side functions.`,
+        `messages[${i}].role`,
+        'unsupported_parameter',
+      );
+    }
+    // `developer` is OpenAI's newer name for system instructions.
+    const role = m.role === 'developer' ? 'system' : (m.role as ChatMessage['role']);
+    return { role, content: textOf(m.content, i) };
+  });
+  if (!messages.some((m) => m.role === 'user')) {
+    throw new OpenAIRequestError(400, "'messages' must contain at least one message with role 'user'.", 'messages');
+  }
+
+  const maxTokens = (b.max_completion_tokens ?? b.max_tokens) as number | null | undefined;
+  const temperature = b.temperature as number | null | undefined;
+  const streamOptions = b.stream_options as { include_usage?: boolean | null } | null | undefined;
+  return {
+    model: b.model,
+    messages,
+    stream: b.stream === true,
+    includeUsage: b.stream === true && streamOptions?.include_usage === true,
+    ...(typeof maxTokens === 'number' ? { maxTokens } : {}),
+    ...(typeof temperature === 'number' ? { temperature } : {}),
+  };
+}
