@@ -1,19 +1,18 @@
-import type { Attempt, ChatRequest, FallbackChatResponse, StreamEvent, ToolRegistry } from '@toolbridge/core';
+import {
+  AbortedError,
+  ProviderExecutionError,
+  validateChatRequest,
+  type Attempt,
+  type ChatRequest,
+  type ChatResult,
+  type FallbackChatResponse,
+  type StreamEvent,
+  type ToolRegistry,
+} from '@toolbridge/core';
+import { runFallback, type AttemptRunner, type EngineSettings } from './engine.js';
+import { normalizeFallbackOptions, type FallbackOptions, type OrchestratorOptions } from './options.js';
 
-/** Options of a fallback chat across an ordered list of tools. */
-export interface FallbackOptions {
-  /** Tool ids in the order to try; duplicates are collapsed. */
-  providers: readonly string[];
-  /** Retries per tool for retryable failures (default 0). */
-  retries?: number;
-  /** Time allowed for one attempt. */
-  perAttemptTimeoutMs?: number;
-  /** Time allowed for the whole fallback chat. */
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  /** Called as each attempt is recorded. */
-  onAttempt?: (attempt: Attempt) => void;
-}
+export { MAX_RETRIES, type FallbackOptions, type OrchestratorOptions } from './options.js';
 
 /** Events of a streamed fallback chat. */
 export type FallbackStreamEvent =
@@ -23,11 +22,114 @@ export type FallbackStreamEvent =
 
 export interface Orchestrator {
   chat(request: ChatRequest, options: FallbackOptions): Promise<FallbackChatResponse>;
-  /** Fallback happens only before the first delta; after it, a failure is thrown. */
+  /**
+   * Attempts, passed-through `delta`/`progress` events, then `done`. Retry and
+   * fallback happen only before the first delta; after it, a failure is thrown
+   * (that tool's error), never a clean end. Stopping the iteration early
+   * cancels the running attempt and kills its process.
+   */
   stream(request: ChatRequest, options: FallbackOptions): AsyncIterable<FallbackStreamEvent>;
 }
 
-export function createOrchestrator(registry: ToolRegistry): Orchestrator {
-  void registry;
-  throw new Error('createOrchestrator: implemented in issue 7');
+function settingsOf(options: OrchestratorOptions): EngineSettings {
+  const ms = (value: number | undefined, fallback: number, name: string) => {
+    const v = value ?? fallback;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new TypeError(`${name} must be a non-negative number of milliseconds`);
+    return v;
+  };
+  return {
+    backoffBaseMs: ms(options.backoffBaseMs, 250, 'backoffBaseMs'),
+    backoffMaxMs: ms(options.backoffMaxMs, 4000, 'backoffMaxMs'),
+    maxRateLimitWaitMs: ms(options.maxRateLimitWaitMs, 30_000, 'maxRateLimitWaitMs'),
+    authTrustMs: ms(options.authTrustMs, 60_000, 'authTrustMs'),
+    authRecheckTimeoutMs: ms(options.authRecheckTimeoutMs, 5000, 'authRecheckTimeoutMs'),
+  };
+}
+
+export function createOrchestrator(registry: ToolRegistry, orchestratorOptions: OrchestratorOptions = {}): Orchestrator {
+  const settings = settingsOf(orchestratorOptions);
+
+  const chat = async (request: ChatRequest, options: FallbackOptions): Promise<FallbackChatResponse> => {
+    const normalized = normalizeFallbackOptions(options);
+    const valid = validateChatRequest(request);
+    const runner: AttemptRunner = { committed: false, run: (id, req, o) => registry.chat(id, req, o) };
+    return runFallback(registry, settings, valid, normalized, runner);
+  };
+
+  async function* stream(request: ChatRequest, options: FallbackOptions): AsyncGenerator<FallbackStreamEvent> {
+    const normalized = normalizeFallbackOptions(options);
+    const valid = validateChatRequest(request);
+
+    // A one-way channel from the fallback loop to this generator. `send` resolves once the
+    // event is taken, so a slow consumer slows the tool's stream down instead of buffering it.
+    const queue: Array<{ event: FallbackStreamEvent; taken: () => void }> = [];
+    let wake: (() => void) | undefined;
+    let consumerGone = false;
+    const notify = () => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    const send = (event: FallbackStreamEvent) =>
+      new Promise<void>((taken) => {
+        if (consumerGone) return taken();
+        queue.push({ event, taken });
+        notify();
+      });
+
+    const stopper = new AbortController();
+    const signal = normalized.signal ? AbortSignal.any([normalized.signal, stopper.signal]) : stopper.signal;
+    const runner = {
+      committed: false,
+      async run(toolId: string, req: ChatRequest, callOptions: { timeoutMs?: number; signal?: AbortSignal }): Promise<ChatResult> {
+        let result: ChatResult | undefined;
+        for await (const event of registry.stream(toolId, req, callOptions)) {
+          if (event.type === 'result') result = event.result;
+          else if (event.type === 'delta') {
+            if (event.text.length === 0) continue;
+            runner.committed = true;
+            await send(event);
+          } else await send(event);
+        }
+        if (!result) throw new ProviderExecutionError(`${registry.adapter(toolId).name} ended its stream without a result`, { toolId });
+        return result;
+      },
+    };
+
+    let outcome: { ok: true; response: FallbackChatResponse } | { ok: false; error: unknown } | undefined;
+    const running = runFallback(registry, settings, valid, { ...normalized, signal }, runner, (attempt) => {
+      void send({ type: 'attempt', attempt });
+    }).then(
+      (response) => (outcome = { ok: true, response }),
+      (error) => (outcome = { ok: false, error }),
+    );
+    void running.finally(notify);
+
+    try {
+      for (;;) {
+        const next = queue.shift();
+        if (next) {
+          next.taken();
+          yield next.event;
+          continue;
+        }
+        if (outcome) {
+          if (!outcome.ok) throw outcome.error;
+          yield { type: 'done', response: outcome.response };
+          return;
+        }
+        await new Promise<void>((r) => (wake = r));
+      }
+    } finally {
+      if (!outcome) {
+        // The consumer stopped early: cancel the attempt (its process is killed) and wait for the loop to wind down.
+        consumerGone = true;
+        for (const pending of queue.splice(0)) pending.taken();
+        stopper.abort(new AbortedError('The stream was closed by its consumer'));
+        await running;
+      }
+    }
+  }
+
+  return { chat, stream };
 }

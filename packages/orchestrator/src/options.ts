@@ -1,0 +1,90 @@
+import { InvalidRequestError, type Attempt } from '@toolbridge/core';
+
+/** Options of a fallback chat across an ordered list of tools. */
+export interface FallbackOptions {
+  /** Tool ids in the order to try; duplicates are collapsed (first occurrence wins). */
+  providers: readonly string[];
+  /** Retries per tool for retryable failures: an integer from 0 to `MAX_RETRIES` (default 0). */
+  retries?: number;
+  /** Time allowed for one attempt, in ms (positive integer); bounded by what is left of `timeoutMs`. */
+  perAttemptTimeoutMs?: number;
+  /** Time allowed for the whole fallback chat, in ms (positive integer). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Called as each attempt is recorded. */
+  onAttempt?: (attempt: Attempt) => void;
+}
+
+/** Behaviour of an orchestrator; every field has a default. */
+export interface OrchestratorOptions {
+  /** Delay before the first retry of a tool (default 250 ms); doubled for each further retry. */
+  backoffBaseMs?: number;
+  /** Longest delay between two tries of one tool (default 4000 ms). */
+  backoffMaxMs?: number;
+  /**
+   * Longest wait honoured for a rate limit's reset time or Retry-After (default 30 s).
+   * A longer (or past-the-deadline) wait moves on to the next tool instead.
+   */
+  maxRateLimitWaitMs?: number;
+  /**
+   * How long a "logged out" observation is trusted (default 60 s). Within it the tool is
+   * skipped without starting anything; after it the login is re-checked before deciding,
+   * so a user who has logged in since is not locked out.
+   */
+  authTrustMs?: number;
+  /** Bound on that re-check (default 5 s); when it cannot tell, the tool is tried. */
+  authRecheckTimeoutMs?: number;
+}
+
+/** Most retries allowed per tool: more would only hammer a tool that keeps failing. */
+export const MAX_RETRIES = 10;
+/** setTimeout's limit; larger values would fire at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+export interface NormalizedFallbackOptions {
+  providers: string[];
+  retries: number;
+  perAttemptTimeoutMs?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onAttempt?: (attempt: Attempt) => void;
+}
+
+function positiveInteger(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_MS) {
+    throw new InvalidRequestError(`${name} must be a positive integer number of milliseconds (at most ${MAX_TIMEOUT_MS})`);
+  }
+  return value;
+}
+
+/** Validate the options of a fallback chat; throws InvalidRequestError naming the field. */
+export function normalizeFallbackOptions(options: unknown): NormalizedFallbackOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidRequestError('fallback chat options must be an object with "providers"');
+  }
+  const o = options as Record<string, unknown>;
+  const providers = o.providers;
+  if (!Array.isArray(providers) || providers.length === 0) {
+    throw new InvalidRequestError('providers must be a non-empty array of tool ids');
+  }
+  for (const p of providers) {
+    if (typeof p !== 'string' || p.length === 0) throw new InvalidRequestError('providers must contain only non-empty tool id strings');
+  }
+  const retries = o.retries ?? 0;
+  if (typeof retries !== 'number' || !Number.isInteger(retries) || retries < 0 || retries > MAX_RETRIES) {
+    throw new InvalidRequestError(`retries must be an integer from 0 to ${MAX_RETRIES}`);
+  }
+  const signal = o.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidRequestError('signal must be an AbortSignal');
+  const onAttempt = o.onAttempt;
+  if (onAttempt !== undefined && typeof onAttempt !== 'function') throw new InvalidRequestError('onAttempt must be a function');
+  return {
+    providers: [...new Set(providers as string[])],
+    retries,
+    perAttemptTimeoutMs: positiveInteger(o.perAttemptTimeoutMs, 'perAttemptTimeoutMs'),
+    timeoutMs: positiveInteger(o.timeoutMs, 'timeoutMs'),
+    signal: signal as AbortSignal | undefined,
+    onAttempt: onAttempt as ((attempt: Attempt) => void) | undefined,
+  };
+}
