@@ -1,7 +1,3 @@
-// Placeholder until the adapter's issue lands: the factory name and options type are fixed.
-import type { ToolAdapter } from '@toolbridge/core';
-export interface ClaudeCodeAdapterOptions {}
-export function createClaudeCodeAdapter(options: ClaudeCodeAdapterOptions = {}): ToolAdapter {
-  void options;
-  throw new Error('createClaudeCodeAdapter: not implemented yet');
-}
+export { createClaudeCodeAdapter, CLAUDE_CODE_MODEL_ALIASES, type ClaudeCodeAdapterOptions } from './adapter.js';
+export { claudeCodeConfigSchema, TOOL_ACCESS_VALUES, type ClaudeCodeToolAccess } from './config.js';
+export { TOOL_ID as CLAUDE_CODE_TOOL_ID } from './stream-parser.js';
