@@ -1,0 +1,29 @@
+import { describeAdapterConformance, makeTempDir, pathWithout } from '@toolbridge/test-suite';
+import { createOpenCodeAdapter } from './index.js';
+import { capture } from './testing/captures.js';
+import { makeFakeOpenCode, type FakeOpenCodeSpec } from './testing/fake-opencode.js';
+
+const runs: Record<string, FakeOpenCodeSpec> = {
+  ok: {},
+  hang: { run: { hang: true } },
+  unauthenticated: { run: { stdout: capture('opencode-run-401.out'), exitCode: 1 } },
+  'rate-limited': { run: { stdout: capture('oc-err.out'), exitCode: 1 } },
+};
+
+describeAdapterConformance('opencode', {
+  expectedText: 'Hello from mock',
+  async setup(scenario) {
+    if (scenario === 'missing') {
+      const home = await makeTempDir();
+      return { adapter: createOpenCodeAdapter(), env: { PATH: pathWithout(), HOME: home.dir }, cleanup: home.cleanup };
+    }
+    const fake = await makeFakeOpenCode(runs[scenario]);
+    return {
+      adapter: createOpenCodeAdapter(),
+      env: fake.env,
+      // A paid provider, so a missing credential shows up in health.
+      config: { opencodeModel: scenario === 'unauthenticated' ? 'anthropic/claude-sonnet-4-5' : 'mock/mock-model' },
+      cleanup: fake.cleanup,
+    };
+  },
+});
