@@ -1,20 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import {
-  createRegistry,
+  createToolbridge,
   ProviderExecutionError,
   RateLimitError,
   TimeoutError,
   ToolAuthError,
   AbortedError,
   type ToolAdapter,
-} from '@toolbridge/core';
+} from 'toolbridge';
 import { waitFor } from '@toolbridge/test-suite';
-import { createFakeAdapter, type FakeAdapter } from './testing/fake-adapter.js';
+import { createFakeAdapter } from './testing/fake-adapter.js';
 import { serveOpenAI, sseData, type OpenAIServer } from './testing/serve.js';
 
-// The router uses only `toolbridge.registry`; a bare registry keeps these tests about the HTTP layer.
-const bridgeOf = (adapters: ToolAdapter[]) => ({ registry: createRegistry({ adapters, env: {} }) });
+const bridgeOf = (adapters: ToolAdapter[]) => createToolbridge({ adapters, env: {} });
 
 const agent = createFakeAdapter({ id: 'agent', models: ['gpt-5'], behaviour: { usage: { input_tokens: 1234, cached_input_tokens: 1000, output_tokens: 56, reasoning_output_tokens: 7 } } });
 const runtime = createFakeAdapter({
@@ -38,14 +37,16 @@ const silent = createFakeAdapter({ id: 'silent', behaviour: { deltas: [] } });
 
 let server: OpenAIServer;
 let client: OpenAI;
+const toolbridge = bridgeOf([agent, runtime, missing, loggedOut, limited, broken, buggy, hanging, midFail, slow, silent]);
 
 beforeAll(async () => {
-  server = await serveOpenAI(bridgeOf([agent, runtime, missing, loggedOut, limited, broken, buggy, hanging, midFail, slow, silent]), {
-    chatTimeoutMs: 300,
-  });
+  server = await serveOpenAI(toolbridge, { chatTimeoutMs: 300 });
   client = server.client;
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  await toolbridge.close();
+});
 
 const hello = [{ role: 'user' as const, content: 'Say hello' }];
 
@@ -347,10 +348,14 @@ describe('errors in OpenAI shape', () => {
 
 describe('body parsing', () => {
   let bare: OpenAIServer;
+  const tb = bridgeOf([createFakeAdapter({ id: 'agent' })]);
   beforeAll(async () => {
-    bare = await serveOpenAI(bridgeOf([createFakeAdapter({ id: 'agent' }) as FakeAdapter]), { parseJson: false, bodyLimit: 1024 });
+    bare = await serveOpenAI(tb, { parseJson: false, bodyLimit: 1024 });
   });
-  afterAll(() => bare.close());
+  afterAll(async () => {
+    await bare.close();
+    await tb.close();
+  });
 
   it('parses JSON itself when the parent app does not', async () => {
     const c = await bare.client.chat.completions.create({ model: 'agent', messages: hello });

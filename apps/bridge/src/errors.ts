@@ -1,0 +1,56 @@
+import { toErrorEnvelope, ToolbridgeError, type ErrorEnvelope } from '@toolbridge/core';
+import type { ErrorRequestHandler, Response } from 'express';
+
+/** A bridge-level HTTP error (security rules, routing) in the same envelope as tool errors. */
+export function httpError(code: string, status: number, message: string): ToolbridgeError {
+  return new ToolbridgeError(code, status, message);
+}
+
+/** body-parser's errors carry `type` and `status`; map them to the spec's codes. */
+function fromBodyParser(err: unknown): ToolbridgeError | undefined {
+  if (typeof err !== 'object' || err === null || !('type' in err)) return undefined;
+  const { type, limit } = err as { type?: unknown; limit?: unknown };
+  switch (type) {
+    case 'entity.parse.failed':
+      return httpError('invalid_request', 400, 'request body is not valid JSON');
+    case 'entity.too.large':
+      return httpError('payload_too_large', 413, `request body is larger than the limit of ${String(limit)} bytes`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return httpError('unsupported_media_type', 415, 'request body must be UTF-8 encoded application/json');
+    case 'request.aborted':
+      return httpError('invalid_request', 400, 'request body was not completely received');
+    case 'request.size.invalid':
+      return httpError('invalid_request', 400, 'request body size does not match Content-Length');
+    case 'stream.encoding.set':
+    case 'stream.not.readable':
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+export function envelopeOf(err: unknown): { status: number; body: ErrorEnvelope } {
+  return toErrorEnvelope(fromBodyParser(err) ?? err);
+}
+
+export function sendError(res: Response, err: unknown): void {
+  const { status, body } = envelopeOf(err);
+  res.locals.errorCode = body.error.code;
+  if (status === 401 && body.error.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer realm="toolbridge"');
+  // 499 (client went away) is not a real HTTP status; nobody is listening anyway.
+  res.status(status === 499 ? 400 : status).json(body);
+}
+
+/**
+ * The one place errors become responses. Unknown errors are `internal_error`
+ * with a generic message: no stack trace or inner message ever leaves.
+ */
+export const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => {
+  if (res.headersSent) {
+    // A streamed response cannot change status any more; end it so the client sees the cut.
+    res.destroy();
+    return;
+  }
+  sendError(res, err);
+};

@@ -1,0 +1,182 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Express, type RequestHandler } from 'express';
+import { createToolbridge, type Toolbridge } from 'toolbridge';
+import { isLoopbackHost, isWildcardHost, normalizeHost, urlHost } from './address.js';
+import { errorHandler, httpError } from './errors.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { resolveOptions, validatePort, type BridgeOptions, type ResolvedOptions } from './options.js';
+import { createNativeRouter } from './routes.js';
+import { hasBody, hostCheck, jsonOnly, originCheck, tokenCheck } from './security.js';
+import { bridgeVersion } from './version.js';
+// import { createOpenAIRouter } from './openai/router.js';
+
+export interface RunningBridge {
+  /** `http://127.0.0.1:PORT` (the loopback address and the actual port). */
+  url: string;
+  port: number;
+  host: string;
+  /** Stop accepting, end in-flight tool processes, close sockets; resolves when the server is closed. */
+  close(): Promise<void>;
+}
+
+export interface BridgeServer {
+  /** The Express app: add middleware or routes before `listen()`. */
+  readonly app: Express;
+  readonly toolbridge: Toolbridge;
+  /** Start listening; defaults to the `port`/`host` options (8787, 127.0.0.1). */
+  listen(port?: number, host?: string): Promise<RunningBridge>;
+  /** Same as the `close()` of the running server; also usable before `listen()`. */
+  close(): Promise<void>;
+}
+
+/** One log line per request; no bodies, no headers, no query strings. */
+function requestLog(options: ResolvedOptions): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    let logged = false;
+    const log = () => {
+      if (logged) return;
+      logged = true;
+      const route: string | undefined = res.locals.route ?? (req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined);
+      const status = res.writableFinished || res.headersSent ? res.statusCode : 499;
+      options.logger({
+        time: new Date().toISOString(),
+        level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',
+        msg: 'request',
+        method: req.method,
+        route: route ?? req.path.slice(0, 200),
+        status,
+        ...(res.locals.toolId ? { toolId: String(res.locals.toolId) } : {}),
+        latencyMs: Math.round(performance.now() - started),
+        ...(res.locals.stream ? { stream: true } : {}),
+        ...(res.locals.errorCode ? { code: String(res.locals.errorCode) } : {}),
+        ...(!res.writableFinished ? { aborted: true } : {}),
+      });
+    };
+    res.on('finish', log);
+    res.on('close', log);
+    next();
+  };
+}
+
+/**
+ * Build the bridge (not yet listening). The Express app carries the security
+ * middleware first, then the native routes, the OpenAI-compatible routes,
+ * the 404 envelope and the one error handler.
+ */
+export function createServer(input: BridgeOptions = {}): BridgeServer {
+  const options = resolveOptions(input);
+  const toolbridge = options.toolbridge ?? createToolbridge(options.toolbridgeOptions);
+  const app = express();
+  const startedAt = performance.now();
+  let closing = false;
+  let server: Server | undefined;
+  let closePromise: Promise<void> | undefined;
+
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use(requestLog(options));
+  app.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (closing) {
+      res.setHeader('Connection', 'close');
+      return next(httpError('tool_unavailable', 503, 'the bridge is shutting down'));
+    }
+    next();
+  });
+  app.use(hostCheck(options));
+  app.use(originCheck(options));
+  if (options.token) app.use(tokenCheck(options.token));
+  app.use(jsonOnly);
+  app.use(express.json({ limit: options.bodyLimit, type: 'application/json', strict: true }));
+  // body-parser turns an empty body into {}; an empty PUT /config must not silently clear the config.
+  app.use((req, _res, next) => {
+    if (!hasBody(req)) req.body = undefined;
+    next();
+  });
+
+  const openapi = buildOpenApiDocument({
+    version: bridgeVersion(),
+    configSchema: toolbridge.registry.config.jsonSchema,
+    tokenRequired: Boolean(options.token),
+  });
+  app.use(createNativeRouter({ toolbridge, options, version: bridgeVersion(), startedAt, openapi }));
+  // app.use('/v1', createOpenAIRouter({ toolbridge }));
+
+  // Routes added by the caller before listen() must still come before the 404; so these go last, lazily.
+  let tailInstalled = false;
+  const installTail = () => {
+    if (tailInstalled) return;
+    tailInstalled = true;
+    app.use((req, _res, next) => next(httpError('not_found', 404, `no route for ${req.method} ${req.path.slice(0, 200)}`)));
+    app.use(errorHandler);
+  };
+
+  const close = (): Promise<void> => {
+    if (closePromise) return closePromise;
+    closing = true;
+    closePromise = (async () => {
+      const srv = server;
+      const serverClosed = srv
+        ? new Promise<void>((resolve) => srv.close(() => resolve()))
+        : Promise.resolve();
+      // Aborting in-flight calls kills their tool processes; their requests answer 503 and finish.
+      await toolbridge.close();
+      srv?.closeIdleConnections();
+      const grace = setTimeout(() => srv?.closeAllConnections(), options.closeGraceMs);
+      grace.unref();
+      // Keep-alive sockets that become idle after their last response.
+      const sweep = setInterval(() => srv?.closeIdleConnections(), 50);
+      sweep.unref();
+      try {
+        await serverClosed;
+      } finally {
+        clearTimeout(grace);
+        clearInterval(sweep);
+      }
+    })();
+    return closePromise;
+  };
+
+  const listen = (portArg?: number, hostArg?: string): Promise<RunningBridge> => {
+    if (server) return Promise.reject(new Error('toolbridge bridge: listen() was already called'));
+    const port = portArg === undefined ? options.port : validatePort(portArg);
+    const host = hostArg === undefined ? options.host : normalizeHost(hostArg);
+    if ((!isLoopbackHost(host) || isWildcardHost(host)) && !options.token) {
+      return Promise.reject(new Error(`toolbridge bridge: refusing to listen on non-loopback address ${host} without a token (set token / --token / TOOLBRIDGE_TOKEN)`));
+    }
+    installTail();
+    const srv = createHttpServer(app);
+    // Long agent runs: no socket timeout from Node; deadlines are the tools' own.
+    srv.requestTimeout = 0;
+    srv.headersTimeout = 30_000;
+    srv.keepAliveTimeout = 5_000;
+    server = srv;
+    return new Promise((resolve, reject) => {
+      srv.once('error', reject);
+      srv.listen(port, host, () => {
+        srv.off('error', reject);
+        const address = srv.address() as AddressInfo;
+        const shownHost = isWildcardHost(host) ? '127.0.0.1' : host;
+        resolve({ url: `http://${urlHost(shownHost)}:${address.port}`, port: address.port, host, close });
+      });
+    });
+  };
+
+  return { app, toolbridge, listen, close };
+}
+
+/** Create and start the bridge: `{ url, close() }`. */
+export async function startServer(options: BridgeOptions = {}): Promise<RunningBridge> {
+  const bridge = createServer(options);
+  try {
+    return await bridge.listen();
+  } catch (e) {
+    await bridge.close();
+    throw e;
+  }
+}

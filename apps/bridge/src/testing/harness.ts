@@ -1,0 +1,78 @@
+import type { ToolAdapter } from '@toolbridge/core';
+import { createToolbridge, type Toolbridge, type ToolbridgeOptions } from 'toolbridge';
+import type { RequestLogEntry } from '../logger.js';
+import type { BridgeOptions } from '../options.js';
+import { startServer, type RunningBridge } from '../server.js';
+
+export interface TestBridge extends RunningBridge {
+  toolbridge: Toolbridge;
+  logs: RequestLogEntry[];
+  /** fetch relative to the bridge URL, JSON by default. */
+  request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+}
+
+/** A bridge over the given adapters on an ephemeral loopback port, logs captured. */
+export async function startTestBridge(
+  adapters: readonly ToolAdapter[],
+  options: Omit<BridgeOptions, 'toolbridge' | 'logger'> & { env?: NodeJS.ProcessEnv; toolbridgeOptions?: ToolbridgeOptions } = {},
+): Promise<TestBridge> {
+  const { env, toolbridgeOptions, ...bridgeOptions } = options;
+  const toolbridge = createToolbridge({ adapters, env: env ?? { PATH: process.env.PATH }, ...toolbridgeOptions });
+  const logs: RequestLogEntry[] = [];
+  const running = await startServer({ port: 0, ...bridgeOptions, toolbridge, logger: (e) => logs.push(e) });
+  return {
+    ...running,
+    toolbridge,
+    logs,
+    request(path, init = {}) {
+      const { json, headers, ...rest } = init;
+      const h = new Headers(headers);
+      if (json !== undefined && !h.has('content-type')) h.set('content-type', 'application/json');
+      return fetch(running.url + path, { ...rest, headers: h, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
+    },
+  };
+}
+
+export interface SseEvent {
+  event: string;
+  data: unknown;
+}
+
+/** Read a whole SSE response into events (keep-alive comments skipped). */
+export async function readSse(res: Response): Promise<SseEvent[]> {
+  const text = await res.text();
+  return parseSse(text);
+}
+
+export function parseSse(text: string): SseEvent[] {
+  const events: SseEvent[] = [];
+  for (const block of text.split('\n\n')) {
+    let event = 'message';
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith('event: ')) event = line.slice(7);
+      else if (line.startsWith('data: ')) data.push(line.slice(6));
+    }
+    if (data.length) events.push({ event, data: JSON.parse(data.join('\n')) });
+  }
+  return events;
+}
+
+/** Raw HTTP request (fetch cannot set Host or send arbitrary bodies freely). */
+export async function rawRequest(url: string, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  const { request } = await import('node:http');
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers, setHost: !(opts.headers && Object.keys(opts.headers).some((k) => k.toLowerCase() === 'host')) },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
