@@ -1,0 +1,31 @@
+import { describeAdapterConformance } from '@toolbridge/test-suite';
+import { createOllamaAdapter } from './adapter.js';
+import { closedPort, startFakeOllama } from './testing/fake-ollama.js';
+
+const reply = 'Hello! How can I help you today?';
+
+describeAdapterConformance('ollama', {
+  expectedText: reply,
+  // Ollama has no login.
+  skip: ['unauthenticated'],
+  async setup(scenario) {
+    // The host comes from OLLAMA_HOST in `host:port` form, as users set it.
+    if (scenario === 'missing') {
+      return { adapter: createOllamaAdapter({ probeTimeoutMs: 1000 }), env: { OLLAMA_HOST: `127.0.0.1:${await closedPort()}` } };
+    }
+    const fake = await startFakeOllama({ reply });
+    if (scenario === 'hang') {
+      for (const route of ['/api/version', '/api/tags', '/api/chat', '/api/generate'] as const) fake.set(route, { kind: 'hang' });
+    }
+    if (scenario === 'rate-limited') {
+      fake.set('/api/chat', { kind: 'status', status: 429, error: 'too many requests', headers: { 'Retry-After': '2' } });
+    }
+    return {
+      adapter: createOllamaAdapter({ probeTimeoutMs: 1000 }),
+      env: { OLLAMA_HOST: fake.url.replace(/^http:\/\//, '') },
+      // A named model makes the hanging call the chat itself, not the model lookup.
+      ...(scenario === 'hang' ? { config: { ollamaModel: 'qwen3:14b' } } : {}),
+      cleanup: () => fake.close(),
+    };
+  },
+});

@@ -1,0 +1,291 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * A small HTTP server that speaks Ollama's real API on 127.0.0.1 (shapes as
+ * served by Ollama 0.9: `/api/version`, `/api/tags`, NDJSON `/api/chat` and
+ * `/api/generate`, `{"error": ...}` bodies), with switchable failures.
+ */
+
+export type FakeBehaviour =
+  /** Answer normally. */
+  | { kind: 'ok' }
+  /** An error answer: `{"error": error}` with this status and headers. */
+  | { kind: 'status'; status: number; error: string; headers?: Record<string, string> }
+  /** Stream `afterChunks` chunks, then destroy the socket. */
+  | { kind: 'cut'; afterChunks: number }
+  /** Stream `afterChunks` chunks, then an `{"error": ...}` line, then end. */
+  | { kind: 'stream-error'; afterChunks: number; error: string }
+  /** Stream every chunk but the final `done: true` one, then end cleanly. */
+  | { kind: 'no-done' }
+  /** Stream `afterChunks` chunks, then wait (until the client goes away). */
+  | { kind: 'stall'; afterChunks: number }
+  /** Wait this long before the first byte (headers included), then answer. */
+  | { kind: 'slow'; delayMs: number }
+  /** Never answer at all. */
+  | { kind: 'hang' }
+  /** Answer normally but write the body `bytes` bytes at a time (splits lines and UTF-8 characters). */
+  | { kind: 'trickle'; bytes: number };
+
+export type FakeRoute = '/api/version' | '/api/tags' | '/api/chat' | '/api/generate';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  /** The parsed JSON body, when there was one. */
+  body: unknown;
+  /** Set when the client closed the connection before the response was complete. */
+  closedEarly: boolean;
+  /** Set when the whole response was written. */
+  finished: boolean;
+}
+
+export interface FakeOllamaOptions {
+  version?: string;
+  /** Installed model names, in the order `/api/tags` lists them. */
+  models?: string[];
+  /** The assistant's answer, streamed in word-sized chunks. */
+  reply?: string;
+  /** Thinking text streamed before the answer (reasoning models). */
+  thinking?: string;
+}
+
+export interface FakeOllama {
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  /** TCP connections accepted so far (keep-alive reuse shows as fewer connections than requests). */
+  readonly connections: number;
+  options: Required<FakeOllamaOptions>;
+  set(route: FakeRoute, behaviour: FakeBehaviour): void;
+  /** Every route back to `ok`, requests forgotten. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const NS = 1_000_000;
+
+function tokens(text: string): string[] {
+  return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+function tagOf(name: string) {
+  const family = name.split(':')[0]!.replace(/[\d.]+$/, '') || name;
+  return {
+    name,
+    model: name,
+    modified_at: '2025-06-02T09:14:27.412345678Z',
+    size: 4_683_087_332,
+    digest: 'a2af6cc3eb7fa8be8504abaf9b04e88f17a119ec3f04a3addf55f92841195f5a',
+    details: {
+      parent_model: '',
+      format: 'gguf',
+      family,
+      families: [family],
+      parameter_size: '8.0B',
+      quantization_level: 'Q4_K_M',
+    },
+  };
+}
+
+function installed(models: string[], wanted: unknown): string | undefined {
+  if (typeof wanted !== 'string') return undefined;
+  const full = wanted.includes(':') ? wanted : `${wanted}:latest`;
+  return models.find((m) => m === wanted || m === full);
+}
+
+export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<FakeOllama> {
+  const opts: Required<FakeOllamaOptions> = {
+    version: options.version ?? '0.9.0',
+    models: options.models ?? ['qwen3:14b', 'llama3.2:latest'],
+    reply: options.reply ?? 'Hello! How can I help you today?',
+    thinking: options.thinking ?? '',
+  };
+  const behaviours = new Map<FakeRoute, FakeBehaviour>();
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const waits = new Set<NodeJS.Timeout>();
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        waits.delete(t);
+        resolve();
+      }, ms);
+      waits.add(t);
+    });
+
+  const sendJson = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}) => {
+    const body = JSON.stringify(value);
+    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), ...headers });
+    res.end(body);
+  };
+
+  /** The NDJSON lines of a streamed answer, final chunk last. */
+  const linesFor = (route: FakeRoute, model: string, body: Record<string, unknown>): string[] => {
+    const created = () => new Date().toISOString();
+    const answer = tokens(opts.reply);
+    const promptTokens = JSON.stringify(body.messages ?? body.prompt ?? '').length >> 2;
+    const limit = (body.options as { num_predict?: number } | undefined)?.num_predict;
+    const shown = limit !== undefined ? answer.slice(0, limit) : answer;
+    const chunks: Record<string, unknown>[] = [];
+    if (route === '/api/chat') {
+      for (const t of tokens(opts.thinking)) chunks.push({ model, created_at: created(), message: { role: 'assistant', content: '', thinking: t }, done: false });
+      for (const t of shown) chunks.push({ model, created_at: created(), message: { role: 'assistant', content: t }, done: false });
+    } else {
+      for (const t of shown) chunks.push({ model, created_at: created(), response: t, done: false });
+    }
+    const final: Record<string, unknown> = {
+      model,
+      created_at: created(),
+      ...(route === '/api/chat' ? { message: { role: 'assistant', content: '' } } : { response: '' }),
+      done_reason: limit !== undefined && shown.length < answer.length ? 'length' : 'stop',
+      done: true,
+      ...(route === '/api/generate' ? { context: [151644, 872, 198, 9707, 151645] } : {}),
+      total_duration: 912 * NS,
+      load_duration: 41 * NS,
+      prompt_eval_count: promptTokens,
+      prompt_eval_duration: 88 * NS,
+      eval_count: shown.length,
+      eval_duration: 760 * NS,
+    };
+    return [...chunks, final].map((c) => JSON.stringify(c) + '\n');
+  };
+
+  const stream = async (res: ServerResponse, rec: RecordedRequest, route: FakeRoute, behaviour: FakeBehaviour, body: Record<string, unknown>) => {
+    const model = installed(opts.models, body.model)!;
+    const lines = linesFor(route, model, body);
+    if (behaviour.kind === 'slow') await sleep(behaviour.delayMs);
+    if (rec.closedEarly) return;
+    res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+    const write = async (line: string) => {
+      if (behaviour.kind === 'trickle') {
+        const bytes = Buffer.from(line);
+        for (let i = 0; i < bytes.length; i += behaviour.bytes) {
+          res.write(bytes.subarray(i, i + behaviour.bytes));
+          await sleep(1);
+        }
+      } else {
+        res.write(line);
+        await new Promise((r) => setImmediate(r));
+      }
+    };
+    const body_ = lines.slice(0, -1);
+    switch (behaviour.kind) {
+      case 'cut':
+        for (const l of body_.slice(0, behaviour.afterChunks)) await write(l);
+        await sleep(20);
+        res.socket?.destroy();
+        return;
+      case 'stream-error':
+        for (const l of body_.slice(0, behaviour.afterChunks)) await write(l);
+        res.end(JSON.stringify({ error: behaviour.error }) + '\n');
+        return;
+      case 'no-done':
+        for (const l of body_) await write(l);
+        res.end();
+        return;
+      case 'stall':
+        for (const l of body_.slice(0, behaviour.afterChunks)) await write(l);
+        return; // The response stays open until the client goes away.
+      default:
+        for (const l of lines) {
+          if (rec.closedEarly) return;
+          await write(l);
+        }
+        res.end();
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const raw: Buffer[] = [];
+    for await (const c of req) raw.push(c as Buffer);
+    const text = Buffer.concat(raw).toString('utf8');
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = text;
+    }
+    const rec: RecordedRequest = { method: req.method ?? '', path, headers: req.headers, body, closedEarly: false, finished: false };
+    requests.push(rec);
+    res.on('close', () => {
+      if (!res.writableFinished) rec.closedEarly = true;
+    });
+    res.on('finish', () => (rec.finished = true));
+
+    const route = path as FakeRoute;
+    const behaviour = behaviours.get(route) ?? { kind: 'ok' };
+    if (behaviour.kind === 'hang') return;
+    if (behaviour.kind === 'status') {
+      sendJson(res, behaviour.status, { error: behaviour.error }, behaviour.headers);
+      return;
+    }
+    if (path === '/api/version' && req.method === 'GET') {
+      if (behaviour.kind === 'slow') await sleep(behaviour.delayMs);
+      if (!rec.closedEarly) sendJson(res, 200, { version: opts.version });
+      return;
+    }
+    if (path === '/api/tags' && req.method === 'GET') {
+      if (behaviour.kind === 'slow') await sleep(behaviour.delayMs);
+      if (!rec.closedEarly) sendJson(res, 200, { models: opts.models.map(tagOf) });
+      return;
+    }
+    if ((path === '/api/chat' || path === '/api/generate') && req.method === 'POST') {
+      const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+      if (typeof b.model !== 'string' || b.model === '') {
+        sendJson(res, 400, { error: 'model is required' });
+        return;
+      }
+      if (!installed(opts.models, b.model)) {
+        sendJson(res, 404, { error: `model "${b.model}" not found, try pulling it first` });
+        return;
+      }
+      await stream(res, rec, route, behaviour, b);
+      return;
+    }
+    res.writeHead(404, { 'Content-Type': 'text/plain' });
+    res.end('404 page not found');
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  server.on('connection', (s: Socket) => {
+    connections += 1;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    get connections() {
+      return connections;
+    },
+    options: opts,
+    set: (route, behaviour) => void behaviours.set(route, behaviour),
+    reset() {
+      behaviours.clear();
+      requests.length = 0;
+    },
+    async close() {
+      for (const t of waits) clearTimeout(t);
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A port on 127.0.0.1 with nothing listening (connections are refused). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
