@@ -8,15 +8,17 @@ import { createProcessAdapter } from './testing/fake-adapter.js';
 import { startFakeOllama, type FakeOllama } from './testing/fake-ollama.js';
 import { serveOpenAI, type OpenAIServer } from './testing/serve.js';
 
+type APIError = InstanceType<typeof OpenAI.APIError>;
+
 const CAPTURES = '/work/shared/cli-captures';
 const hello = [{ role: 'user' as const, content: 'Say hello' }];
 
-async function failureOf(p: Promise<unknown>): Promise<OpenAI.APIError> {
+async function failureOf(p: Promise<unknown>): Promise<APIError> {
   try {
     await p;
   } catch (e) {
     expect(e).toBeInstanceOf(OpenAI.APIError);
-    return e as OpenAI.APIError;
+    return e as APIError;
   }
   throw new Error('expected the call to fail');
 }

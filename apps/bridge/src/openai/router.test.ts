@@ -13,6 +13,8 @@ import { waitFor } from '@toolbridge/test-suite';
 import { createFakeAdapter } from './testing/fake-adapter.js';
 import { serveOpenAI, sseData, type OpenAIServer } from './testing/serve.js';
 
+type APIError = InstanceType<typeof OpenAI.APIError>;
+
 const bridgeOf = (adapters: ToolAdapter[]) => createToolbridge({ adapters, env: {} });
 
 const agent = createFakeAdapter({ id: 'agent', models: ['gpt-5'], behaviour: { usage: { input_tokens: 1234, cached_input_tokens: 1000, output_tokens: 56, reasoning_output_tokens: 7 } } });
@@ -50,12 +52,12 @@ afterAll(async () => {
 
 const hello = [{ role: 'user' as const, content: 'Say hello' }];
 
-async function statusOf(p: Promise<unknown>): Promise<OpenAI.APIError> {
+async function statusOf(p: Promise<unknown>): Promise<APIError> {
   try {
     await p;
   } catch (e) {
     expect(e).toBeInstanceOf(OpenAI.APIError);
-    return e as OpenAI.APIError;
+    return e as APIError;
   }
   throw new Error('expected the call to fail');
 }
@@ -200,7 +202,7 @@ describe('POST /v1/chat/completions (streamed)', () => {
     }
     expect(seen.join('')).toBe('partial answer ');
     expect(caught).toBeInstanceOf(OpenAI.APIError);
-    expect((caught as OpenAI.APIError).code).toBe('provider_execution_failed');
+    expect((caught as APIError).code).toBe('provider_execution_failed');
 
     const res = await fetch(`${server.baseURL}/chat/completions`, {
       method: 'POST',
@@ -342,7 +344,7 @@ describe('errors in OpenAI shape', () => {
       body: JSON.stringify({ model: 'agent', input: 'x' }),
     });
     expect(res.status).toBe(404);
-    expect((await res.json()).error).toMatchObject({ message: 'Invalid URL (POST /v1/embeddings)', type: 'invalid_request_error' });
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({ message: 'Invalid URL (POST /v1/embeddings)', type: 'invalid_request_error' });
   });
 });
 
@@ -383,6 +385,6 @@ describe('body parsing', () => {
       body: JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'x'.repeat(4096) }] }),
     });
     expect(res.status).toBe(413);
-    expect((await res.json()).error.message).toBe('The request body is too large.');
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe('The request body is too large.');
   });
 });
