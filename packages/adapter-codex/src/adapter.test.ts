@@ -1,0 +1,387 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  AbortedError,
+  createCallContext,
+  InvalidRequestError,
+  ProviderExecutionError,
+  QuotaExceededError,
+  RateLimitError,
+  renderConversation,
+  TimeoutError,
+  ToolAuthError,
+  type ChatRequest,
+  type StreamEvent,
+  type ToolbridgeConfig,
+} from '@toolbridge/core';
+import { makeTempDir, pathWithout, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { buildExecArgs, createCodexAdapter, parseLoginStatus, type CodexAdapterOptions } from './adapter.js';
+import { capture, CAPTURES_DIR, fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+const hello: ChatRequest = { messages: [{ role: 'user', content: 'Say hello' }] };
+
+async function setup(script: FakeCodexScript, options: CodexAdapterOptions = {}) {
+  const fake = await fakeCodexEnv({ version: REPLAYS.version, ...script });
+  cleanups.push(fake.cleanup);
+  const adapter = createCodexAdapter(options);
+  cleanups.push(async () => adapter.dispose?.());
+  const ctx = (config: ToolbridgeConfig = {}, timeoutMs?: number, signal?: AbortSignal) => {
+    const managed = createCallContext({ config, env: fake.env, toolId: 'codex' }, { timeoutMs, signal });
+    cleanups.push(async () => managed.done());
+    return managed.ctx;
+  };
+  return { adapter, ctx, env: fake.env, dir: fake.dir, codexHome: fake.codexHome };
+}
+
+/** A temp dir for what fakes record (argv, stdin, pids). */
+async function scratch(): Promise<(name: string) => string> {
+  const t = await makeTempDir('toolbridge-codex-rec-');
+  cleanups.push(t.cleanup);
+  return (name) => path.join(t.dir, name);
+}
+
+async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
+  const out: StreamEvent[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}
+
+const readPids = async (file: string) =>
+  (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
+
+const jsonl = (...events: unknown[]) => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+
+describe('argv', () => {
+  it('builds `codex exec` with the sandbox, the model and `-` last', () => {
+    expect(buildExecArgs({ sandbox: 'read-only' })).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-']);
+    expect(buildExecArgs({ sandbox: 'workspace-write', model: 'gpt-5', ephemeral: true, extraArgs: ['-c', 'a=b'] })).toEqual([
+      'exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-m', 'gpt-5', '--ephemeral', '-c', 'a=b', '-',
+    ]);
+  });
+});
+
+describe('chat against a fake codex replaying the real output', () => {
+  it('returns the agent message, integer usage, model and thread id; the non-fatal error item is only a warning', async () => {
+    const { adapter, ctx } = await setup({ exec: REPLAYS.ok });
+    const result = await adapter.chat(hello, ctx({ codexModel: 'mock-model' }));
+    expect(result).toEqual({
+      message: { role: 'assistant', content: 'Hello from mock' },
+      usage: { input_tokens: 1234, cached_input_tokens: 1000, cache_write_input_tokens: 0, output_tokens: 56, reasoning_output_tokens: 7 },
+      model: 'mock-model',
+      metadata: {
+        threadId: '01a20148-b4b2-79a1-8a35-96c1c4f476c8',
+        sandbox: 'read-only',
+        warnings: ['Model metadata for `mock-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.'],
+      },
+    });
+  });
+
+  it('passes the prompt on stdin only, with sandbox and model flags in argv', async () => {
+    const record = (await scratch())('exec.json');
+    const fake = await setup({ exec: { ...REPLAYS.ok, readStdinTo: record } }, { extraArgs: ['-c', 'model_provider=mock'] });
+    const request: ChatRequest = {
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'SECRET-PROMPT-1 what is 2+2?' },
+        { role: 'assistant', content: '4' },
+        { role: 'user', content: 'SECRET-PROMPT-2 and times 3?' },
+      ],
+    };
+    await fake.adapter.chat(request, fake.ctx({ codexModel: 'gpt-5', codexSandbox: 'workspace-write' }));
+    const seen = JSON.parse(await readFile(record, 'utf8')) as { argv: string[]; stdin: string };
+    expect(seen.argv).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-m', 'gpt-5', '-c', 'model_provider=mock', '-']);
+    expect(seen.argv.join(' ')).not.toContain('SECRET-PROMPT');
+    expect(seen.stdin).toBe(renderConversation(request.messages));
+    expect(seen.stdin).toContain('[System]\nBe brief.');
+    expect(seen.stdin).toContain('SECRET-PROMPT-2 and times 3?');
+
+    // Defaults: read-only, no -m; a request's model wins over the config.
+    await fake.adapter.chat(hello, fake.ctx());
+    expect(JSON.parse(await readFile(record, 'utf8')).argv).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-c', 'model_provider=mock', '-']);
+    await fake.adapter.chat({ ...hello, model: 'o3' }, fake.ctx({ codexModel: 'gpt-5' }));
+    expect(JSON.parse(await readFile(record, 'utf8')).argv).toContain('o3');
+    expect(JSON.parse(await readFile(record, 'utf8')).stdin).toBe('Say hello');
+  });
+
+  it('rejects a model that Codex would read as an option', async () => {
+    const { adapter, ctx } = await setup({ exec: REPLAYS.ok });
+    await expect(adapter.chat({ ...hello, model: '--dangerously-bypass-approvals-and-sandbox' }, ctx())).rejects.toBeInstanceOf(InvalidRequestError);
+  });
+
+  it('runs in a fresh temporary directory that is removed afterwards, or in the caller’s cwd', async () => {
+    const js = (target: string) => `
+      const fs = require('fs');
+      process.stdin.resume();
+      process.stdin.on('end', () => {
+        fs.writeFileSync(${JSON.stringify(target)}, JSON.stringify({ cwd: process.cwd(), exists: fs.existsSync(process.cwd()) }));
+        process.stdout.write(${JSON.stringify(capture('codex-mock.out'))});
+      });`;
+    const record = (await scratch())('cwd.json');
+    const { adapter, ctx, dir } = await setup({ exec: { js: js(record) } });
+    await adapter.chat(hello, ctx());
+    const first = JSON.parse(await readFile(record, 'utf8')) as { cwd: string; exists: boolean };
+    expect(first.exists).toBe(true);
+    expect(path.basename(first.cwd)).toMatch(/^toolbridge-codex-/);
+    expect(existsSync(first.cwd)).toBe(false);
+
+    // Removed on failure too.
+    const failing = await setup({ exec: { js: js(record).replace('process.stdout.write', 'process.exitCode = 1; void') } });
+    await expect(failing.adapter.chat(hello, failing.ctx())).rejects.toBeInstanceOf(ProviderExecutionError);
+    const second = JSON.parse(await readFile(record, 'utf8')) as { cwd: string };
+    expect(second.cwd).not.toBe(first.cwd);
+    expect(existsSync(second.cwd)).toBe(false);
+
+    const own = path.join(dir, 'project');
+    await mkdir(own);
+    await adapter.chat({ ...hello, cwd: own }, ctx());
+    expect(JSON.parse(await readFile(record, 'utf8')).cwd).toBe(own);
+    expect(existsSync(own)).toBe(true);
+  });
+
+  it('reads the model from the session log when none is configured', async () => {
+    const threadId = '01a20148-b4b2-79a1-8a35-96c1c4f476c8';
+    const { adapter, ctx, codexHome } = await setup({ exec: REPLAYS.ok });
+    const day = path.join(codexHome, 'sessions', '2026', '11', '22');
+    await mkdir(day, { recursive: true });
+    const name = `rollout-2026-11-22T03-24-31-${threadId}.jsonl`;
+    await copyFile(path.join(CAPTURES_DIR, 'codex-home-sessions', name), path.join(day, name));
+    const result = await adapter.chat(hello, ctx());
+    expect(result.model).toBe('mock-model');
+  });
+});
+
+describe('stream', () => {
+  it('yields progress, then the answer as delta, then one result', async () => {
+    const { adapter, ctx } = await setup({ exec: REPLAYS.ok });
+    const events = await collect(adapter.stream(hello, ctx()));
+    expect(events.map((e) => e.type)).toEqual(['progress', 'delta', 'result']);
+    expect(events[0]).toEqual({
+      type: 'progress',
+      item: { kind: 'warning', id: 'item_0', status: 'completed', text: expect.stringContaining('Model metadata') },
+    });
+    expect(events[1]).toEqual({ type: 'delta', text: 'Hello from mock' });
+  });
+
+  it('reports items as typed progress and only the last agent message as the answer', async () => {
+    const stdout = jsonl(
+      { type: 'thread.started', thread_id: 't-1' },
+      { type: 'turn.started' },
+      { type: 'item.completed', item: { id: 'item_0', type: 'reasoning', text: '**Looking at files**' } },
+      { type: 'item.completed', item: { id: 'item_1', type: 'agent_message', text: 'Let me list the files.' } },
+      { type: 'item.started', item: { id: 'item_2', type: 'command_execution', command: 'bash -lc ls', aggregated_output: '', exit_code: null, status: 'in_progress' } },
+      { type: 'item.completed', item: { id: 'item_2', type: 'command_execution', command: 'bash -lc ls', aggregated_output: 'a.txt\n', exit_code: 0, status: 'completed' } },
+      { type: 'item.completed', item: { id: 'item_3', type: 'file_change', changes: [{ path: 'a.txt', kind: 'update' }], status: 'completed' } },
+      { type: 'item.updated', item: { id: 'item_4', type: 'todo_list', items: [{ text: 'read', completed: true }, { text: 'answer', completed: false }] } },
+      { type: 'item.completed', item: { id: 'item_5', type: 'agent_message', text: 'There is one file: a.txt.' } },
+      { type: 'turn.completed', usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 2, brand_new_counter: 3, ratio: 0.5 } },
+    );
+    const { adapter, ctx } = await setup({ exec: { stdout } });
+    const events = await collect(adapter.stream(hello, ctx()));
+    const progress = events.flatMap((e) => (e.type === 'progress' ? [e.item] : []));
+    expect(progress.map((p) => [p.kind, p.status, p.text])).toEqual([
+      ['reasoning', 'completed', '**Looking at files**'],
+      ['agent_message', 'completed', 'Let me list the files.'],
+      ['command_execution', 'started', 'bash -lc ls'],
+      ['command_execution', 'completed', 'bash -lc ls'],
+      ['file_change', 'completed', 'update a.txt'],
+      ['todo_list', 'updated', '[x] read\n[ ] answer'],
+    ]);
+    expect(progress[3]!.data).toMatchObject({ exit_code: 0, aggregated_output: 'a.txt' });
+    expect(events.filter((e) => e.type === 'delta')).toEqual([{ type: 'delta', text: 'There is one file: a.txt.' }]);
+    const result = events.at(-1);
+    expect(result?.type).toBe('result');
+    if (result?.type === 'result') {
+      expect(result.result.message.content).toBe('There is one file: a.txt.');
+      expect(result.result.usage).toEqual({ input_tokens: 10, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 2, brand_new_counter: 3 });
+      expect(result.result.metadata.threadId).toBe('t-1');
+    }
+  });
+
+  it('kills codex when the consumer stops early', async () => {
+    const pidFile = (await scratch())('exec.pids');
+    const s = await setup({ exec: { ...REPLAYS.reconnecting, pidFile } });
+    for await (const e of s.adapter.stream(hello, s.ctx())) {
+      expect(e).toMatchObject({ type: 'progress', item: { kind: 'reconnecting' } });
+      break;
+    }
+    const pids = await readPids(pidFile);
+    expect(pids).toHaveLength(1);
+    expect(await waitForPidsGone(pids)).toEqual([]);
+  });
+});
+
+describe('failures', () => {
+  it('401 → ToolAuthError', async () => {
+    const { adapter, ctx } = await setup({ exec: REPLAYS.unauthorized });
+    const e = await adapter.chat(hello, ctx()).catch((x) => x);
+    expect(e).toBeInstanceOf(ToolAuthError);
+    expect(e).toMatchObject({ code: 'tool_auth_required', httpStatus: 401, toolId: 'codex' });
+    expect(e.message).toContain('401 Unauthorized');
+  });
+
+  it('a missing API key variable → ToolAuthError', async () => {
+    const { adapter, ctx } = await setup({ exec: REPLAYS.missingKey });
+    await expect(adapter.chat(hello, ctx())).rejects.toMatchObject({ code: 'tool_auth_required', toolId: 'codex' });
+  });
+
+  it('usage limit (429 usage_limit_reached) → QuotaExceededError with the reset time', async () => {
+    const { adapter, ctx } = await setup({ exec: REPLAYS.usageLimit });
+    const before = Date.now();
+    const e = await adapter.chat(hello, ctx()).catch((x) => x);
+    expect(e).toBeInstanceOf(QuotaExceededError);
+    expect(e).toMatchObject({ code: 'quota_exceeded', httpStatus: 429, retryable: true, toolId: 'codex' });
+    const resetsAt = (e as QuotaExceededError).resetsAt!;
+    expect(resetsAt.getHours() % 12).toBe(5);
+    expect(resetsAt.getMinutes()).toBe(19);
+    expect(resetsAt.getTime()).toBeGreaterThan(before - 60_000);
+    expect(resetsAt.getTime()).toBeLessThanOrEqual(before + 24 * 3600_000);
+  });
+
+  it('429 Too Many Requests → RateLimitError', async () => {
+    const { adapter, ctx } = await setup({ exec: REPLAYS.rateLimited });
+    const e = await adapter.chat(hello, ctx()).catch((x) => x);
+    expect(e).toBeInstanceOf(RateLimitError);
+    expect(e).toMatchObject({ code: 'rate_limited', retryable: true, toolId: 'codex' });
+  });
+
+  it('a server error → retryable ProviderExecutionError', async () => {
+    const { adapter, ctx } = await setup({ exec: REPLAYS.serverError });
+    const e = await adapter.chat(hello, ctx()).catch((x) => x);
+    expect(e).toBeInstanceOf(ProviderExecutionError);
+    expect(e).toMatchObject({ code: 'provider_execution_failed', httpStatus: 502, retryable: true, toolId: 'codex' });
+    expect(e.message).toContain('high demand');
+  });
+
+  it('a crash (non-zero exit, no events) → ProviderExecutionError with the stderr tail', async () => {
+    const { adapter, ctx } = await setup({
+      exec: { stderr: capture('codex-mock.err') + "thread 'main' panicked at codex-rs/exec/src/lib.rs:42:5\n", exitCode: 101 },
+    });
+    const e = await adapter.chat(hello, ctx()).catch((x) => x);
+    expect(e).toBeInstanceOf(ProviderExecutionError);
+    expect(e.message).toContain("thread 'main' panicked");
+    expect(e.message).not.toContain('WARNING: proceeding');
+    expect(e).toMatchObject({ toolId: 'codex', details: { exitCode: 101 } });
+  });
+
+  it('garbage output → ProviderExecutionError; stray non-JSON lines around real events are skipped', async () => {
+    const garbage = await setup({ exec: { stdout: 'Segmentation fault\n<html>502 Bad Gateway</html>\n{"not":"an event"\n', exitCode: 0 } });
+    const e = await garbage.adapter.chat(hello, garbage.ctx()).catch((x) => x);
+    expect(e).toBeInstanceOf(ProviderExecutionError);
+    expect(e.message).toMatch(/without an answer \(3 output line\(s\) were not JSON events\)/);
+
+    const mixed = await setup({ exec: { stdout: 'some banner\n' + capture('codex-mock.out') + 'trailing noise\n' } });
+    expect((await mixed.adapter.chat(hello, mixed.ctx())).message.content).toBe('Hello from mock');
+  });
+
+  it('exit 0 without an agent message → ProviderExecutionError', async () => {
+    const stdout = capture('codex-mock.out').split('\n').filter((l) => !l.includes('agent_message')).join('\n');
+    const { adapter, ctx } = await setup({ exec: { stdout } });
+    await expect(adapter.chat(hello, ctx())).rejects.toThrow(/finished without an answer/);
+  });
+
+  it('handles a huge answer, and fails a run beyond the output cap without leaving codex running', async () => {
+    const big = 'x'.repeat(3 * 1024 * 1024);
+    const stdout = jsonl(
+      { type: 'thread.started', thread_id: 't' },
+      { type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text: big } },
+      { type: 'turn.completed', usage: { input_tokens: 1, output_tokens: 2 } },
+    );
+    const ok = await setup({ exec: { stdout } });
+    expect((await ok.adapter.chat(hello, ok.ctx())).message.content.length).toBe(big.length);
+
+    const pidFile = (await scratch())('huge.pids');
+    const flood = `
+      require('fs').appendFileSync(${JSON.stringify(pidFile)}, process.pid + '\\n');
+      process.stdin.resume();
+      process.stdin.on('end', () => {
+        const line = JSON.stringify({ type: 'item.completed', item: { id: 'r', type: 'reasoning', text: 'y'.repeat(1000) } }) + '\\n';
+        const pump = () => { while (process.stdout.write(line)) {} process.stdout.once('drain', pump); };
+        pump();
+      });`;
+    const capped = await setup({ exec: { js: flood } }, { maxOutputBytes: 512 * 1024 });
+    const e = await capped.adapter.chat(hello, capped.ctx({}, 20_000)).catch((x) => x);
+    expect(e).toBeInstanceOf(ProviderExecutionError);
+    expect(e.message).toMatch(/more than 524288 bytes/);
+    expect(e.toolId).toBe('codex');
+    expect(await waitForPidsGone(await readPids(pidFile))).toEqual([]);
+  });
+
+  it('offline (Reconnecting... forever) → TimeoutError from the deadline, and codex is killed', async () => {
+    const pidFile = (await scratch())('hang.pids');
+    const { adapter, ctx } = await setup({ exec: { ...REPLAYS.reconnecting, pidFile } });
+    const events: StreamEvent[] = [];
+    const error = await (async () => {
+      for await (const e of adapter.stream(hello, ctx({}, 800))) events.push(e);
+    })().catch((x) => x);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ code: 'timeout', httpStatus: 504, toolId: 'codex' });
+    // The reconnect notices were progress, not failures.
+    expect(events.filter((e) => e.type === 'progress' && e.item.kind === 'reconnecting')).toHaveLength(8);
+    expect(await waitForPidsGone(await readPids(pidFile))).toEqual([]);
+  });
+
+  it('caller abort → AbortedError, and codex is killed', async () => {
+    const pidFile = (await scratch())('abort.pids');
+    const { adapter, ctx } = await setup({ exec: { ...REPLAYS.reconnecting, pidFile } });
+    const controller = new AbortController();
+    const pending = adapter.chat(hello, ctx({}, undefined, controller.signal));
+    await waitFor(async () => (await readPids(pidFile)).length === 1, 10_000, 'codex to start');
+    controller.abort();
+    await expect(pending).rejects.toBeInstanceOf(AbortedError);
+    expect(await waitForPidsGone(await readPids(pidFile))).toEqual([]);
+  });
+});
+
+describe('detect', () => {
+  it('parses the version and lists only the configured model', async () => {
+    const { adapter, ctx } = await setup({});
+    expect(await adapter.detect(ctx())).toEqual({ available: true, version: '0.169.0', models: [] });
+    expect(await adapter.detect(ctx({ codexModel: 'gpt-5-codex' }))).toEqual({
+      available: true,
+      version: '0.169.0',
+      models: ['gpt-5-codex'],
+      defaultModel: 'gpt-5-codex',
+    });
+  });
+
+  it('reports a missing binary as unavailable with a reason', async () => {
+    const { adapter, ctx, env } = await setup({});
+    env.PATH = pathWithout();
+    const d = await adapter.detect(ctx());
+    expect(d.available).toBe(false);
+    expect(d.reason).toMatch(/^codex is not installed/);
+  });
+
+  it('gives up on a --version that hangs', async () => {
+    const { adapter, ctx } = await setup({ version: { hang: true } }, { versionTimeoutMs: 300 });
+    const d = await adapter.detect(ctx());
+    expect(d).toMatchObject({ available: false, reason: 'codex --version did not answer within 300 ms' });
+  });
+
+  it('reports a failing --version with its stderr', async () => {
+    const { adapter, ctx } = await setup({ version: { stderr: 'error while loading shared libraries\n', exitCode: 127 } });
+    expect(await adapter.detect(ctx())).toMatchObject({ available: false, reason: expect.stringContaining('error while loading shared libraries') });
+  });
+});
+
+describe('checkAuth', () => {
+  it('reads `codex login status` from stderr', async () => {
+    const out = await setup({ loginStatus: REPLAYS.notLoggedIn });
+    expect(await out.adapter.checkAuth!(out.ctx())).toEqual({ authenticated: false, detail: 'Codex is not logged in (run `codex login`)' });
+    const chatgpt = await setup({ loginStatus: REPLAYS.loggedInChatGpt });
+    expect(await chatgpt.adapter.checkAuth!(chatgpt.ctx())).toEqual({ authenticated: true, method: 'chatgpt' });
+  });
+
+  it('parses the API-key form without repeating the key', () => {
+    const state = parseLoginStatus(capture('codex-login-status.err').replace('Not logged in', 'API key configured - sk-test-***bcdef'), 0);
+    expect(state).toEqual({ authenticated: true, method: 'api_key' });
+    expect(JSON.stringify(state)).not.toContain('sk-');
+  });
+});
