@@ -1,0 +1,254 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  InvalidRequestError,
+  ProviderExecutionError,
+  QuotaExceededError,
+  RateLimitError,
+  renderConversation,
+  TimeoutError,
+  ToolAuthError,
+  type ChatMessage,
+  type StreamEvent,
+} from '@toolbridge/core';
+import { makeTempDir, pathWithout, waitForPidsGone } from '@toolbridge/test-suite';
+import { capture, readPids, readRecords } from './testing/fake-claude.js';
+import { fakeSetup } from './testing/setup.js';
+import { STATE_FILE_NAME } from './usage-limits.js';
+import { createClaudeCodeAdapter } from './index.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+async function setup(...args: Parameters<typeof fakeSetup>) {
+  const s = await fakeSetup(...args);
+  cleanups.push(s.cleanup);
+  return s;
+}
+
+const ok = { chat: { stdoutFile: capture('claude-partial-stream.out') } };
+const hello = { messages: [{ role: 'user' as const, content: 'Say hello' }] };
+
+describe('detect', () => {
+  it('reads the version and offers the aliases', async () => {
+    const s = await setup({ version: { stdoutFile: capture('claude-version.out') } });
+    const [tool] = await s.registry.discover();
+    expect(tool).toMatchObject({ id: 'claude-code', available: true, version: '2.1.330', models: ['sonnet', 'opus', 'haiku'] });
+    expect(tool!.defaultModel).toBeUndefined();
+  });
+
+  it('puts the configured model first and makes it the default, without duplicates', async () => {
+    const s = await setup({}, {}, { claudeCodeModel: 'opus' });
+    expect(await s.registry.tool('claude-code')).toMatchObject({ models: ['opus', 'sonnet', 'haiku'], defaultModel: 'opus' });
+    s.registry.config.replace({ claudeCodeModel: 'claude-sonnet-5-5' });
+    expect(await s.registry.tool('claude-code')).toMatchObject({ models: ['claude-sonnet-5-5', 'sonnet', 'opus', 'haiku'], defaultModel: 'claude-sonnet-5-5' });
+  });
+
+  it('not installed, or a broken install, is unavailable with a reason', async () => {
+    const s = await setup({ version: { stderr: 'error while loading shared libraries\n', exitCode: 127 } });
+    expect(await s.registry.tool('claude-code')).toMatchObject({ available: false, reason: expect.stringMatching(/exited with code 127: error while loading/) });
+    const adapter = createClaudeCodeAdapter();
+    const ctx = { config: {}, env: { PATH: pathWithout() }, signal: new AbortController().signal };
+    expect(await adapter.detect(ctx)).toMatchObject({ available: false, models: [], reason: expect.stringMatching(/not installed/) });
+  });
+
+  it('rejects invalid config values through the schema', async () => {
+    const s = await setup({});
+    expect(() => s.registry.config.replace({ claudeCodeMaxTurns: 0 })).toThrow(InvalidRequestError);
+    expect(() => s.registry.config.replace({ claudeCodeToolAccess: 'everything' })).toThrow(/must be one of/);
+    expect(() => s.registry.config.replace({ claudeCodeModel: 5 })).toThrow(InvalidRequestError);
+  });
+});
+
+describe('chat', () => {
+  const conversation: ChatMessage[] = [
+    { role: 'system', content: 'SYSTEM-SECRET be terse' },
+    { role: 'user', content: 'USER-SECRET first question' },
+    { role: 'assistant', content: 'an answer' },
+    { role: 'user', content: 'USER-SECRET follow-up' },
+  ];
+
+  it('runs print mode with safe flags; prompt on stdin, system prompt in a private file, temp cwd', async () => {
+    const s = await setup(ok);
+    const result = await s.registry.chat('claude-code', { messages: conversation });
+    expect(result.message).toEqual({ role: 'assistant', content: 'Hello from mock' });
+    expect(result.usage).toEqual({ input_tokens: 21, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 });
+    expect(result.model).toBe('claude-sonnet-5-5');
+    expect(result.metadata).toMatchObject({ toolId: 'claude-code', numTurns: 1, sessionId: expect.any(String), totalCostUsd: expect.any(Number) });
+
+    const [run] = await readRecords(s.recordFile);
+    expect(run!.argv.slice(0, 5)).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages']);
+    const flag = (name: string) => run!.argv[run!.argv.indexOf(name) + 1];
+    expect(run!.argv).toContain('--tools');
+    expect(flag('--tools')).toBe('');
+    expect(run!.argv).toContain('--strict-mcp-config');
+    expect(flag('--permission-prompts')).toBe('none');
+    expect(run!.argv).toContain('--no-session-persistence');
+    expect(run!.argv).not.toContain('--model');
+    expect(run!.argv).not.toContain('--dangerously-skip-permissions');
+    for (const a of run!.argv) expect(a).not.toMatch(/SECRET/);
+    expect(run!.stdin).toBe(renderConversation(conversation, { includeSystem: false }));
+    expect(run!.stdin).not.toMatch(/SYSTEM-SECRET/);
+    expect(run!.systemPrompt).toEqual({ text: 'SYSTEM-SECRET be terse', mode: 0o600 });
+    expect(path.basename(flag('--system-prompt-file')!)).toBe('system-prompt.md');
+    expect(run!.env.CLAUDE_CODE_MAX_RETRIES).toBe('0');
+    expect(path.basename(path.dirname(run!.cwd))).toMatch(/^toolbridge-claude-/);
+    // The run directory (cwd and system prompt file) is gone afterwards.
+    expect(existsSync(path.dirname(run!.cwd))).toBe(false);
+  });
+
+  it('a lone user message goes on stdin as is, with no system prompt flag', async () => {
+    const s = await setup(ok);
+    await s.registry.chat('claude-code', hello);
+    const [run] = await readRecords(s.recordFile);
+    expect(run!.stdin).toBe('Say hello');
+    expect(run!.argv.some((a) => a.includes('system-prompt'))).toBe(false);
+  });
+
+  it('applies config, request model and cwd, and adapter options', async () => {
+    const { dir, cleanup } = await makeTempDir();
+    cleanups.push(cleanup);
+    const s = await setup(ok, { maxRetries: 2, persistSessions: true, extraArgs: ['--effort', 'low'] }, {
+      claudeCodeModel: 'opus',
+      claudeCodeMaxTurns: 3,
+      claudeCodeToolAccess: 'read-only',
+    });
+    await s.registry.chat('claude-code', { messages: [{ role: 'system', content: 'sys' }, ...hello.messages], model: 'haiku', cwd: dir });
+    const [run] = await readRecords(s.recordFile);
+    const flag = (name: string) => run!.argv[run!.argv.indexOf(name) + 1];
+    expect(flag('--model')).toBe('haiku');
+    expect(flag('--max-turns')).toBe('3');
+    expect(flag('--tools')).toBe('Read,Glob,Grep');
+    expect(flag('--permission-mode')).toBe('dontAsk');
+    expect(run!.argv).toContain('--append-system-prompt-file');
+    expect(run!.argv).not.toContain('--no-session-persistence');
+    expect(run!.argv.slice(-2)).toEqual(['--effort', 'low']);
+    expect(run!.env.CLAUDE_CODE_MAX_RETRIES).toBe('2');
+    expect(run!.cwd).toBe(dir);
+  });
+
+  it('maps the tool-access levels to Claude Code flags', async () => {
+    const s = await setup(ok);
+    const seen: Record<string, string[]> = {};
+    for (const level of ['edit', 'full'] as const) {
+      s.registry.config.replace({ claudeCodeToolAccess: level });
+      await s.registry.chat('claude-code', hello);
+      seen[level] = (await readRecords(s.recordFile)).at(-1)!.argv;
+    }
+    expect(seen.edit![seen.edit!.indexOf('--tools') + 1]).toBe('Read,Glob,Grep,Edit,Write,NotebookEdit');
+    expect(seen.edit![seen.edit!.indexOf('--permission-mode') + 1]).toBe('acceptEdits');
+    expect(seen.full).not.toContain('--tools');
+    expect(seen.full![seen.full!.indexOf('--permission-mode') + 1]).toBe('bypassPermissions');
+  });
+
+  it('rejects a cwd that is not a directory without running claude', async () => {
+    const s = await setup(ok);
+    await expect(s.registry.chat('claude-code', { ...hello, cwd: path.join(s.dir, 'missing') })).rejects.toBeInstanceOf(InvalidRequestError);
+    expect(await readRecords(s.recordFile)).toEqual([]);
+  });
+
+  it('streams deltas as they arrive, then one result', async () => {
+    const s = await setup({ chat: { stdoutFile: capture('claude-partial-stream.out'), delayMs: 20 } });
+    const events: StreamEvent[] = [];
+    for await (const e of s.registry.stream('claude-code', hello)) events.push(e);
+    expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'result']);
+    expect(events.filter((e) => e.type === 'delta').map((e) => (e as { text: string }).text).join('')).toBe('Hello from mock');
+  });
+
+  it('a consumer that stops early leaves no claude process behind', async () => {
+    const s = await setup({ chat: { stdoutFile: capture('claude-partial-stream.out'), hang: true } });
+    for await (const e of s.registry.stream('claude-code', hello)) if (e.type === 'delta') break;
+    const pids = await readPids(s.pidFile);
+    expect(pids).toHaveLength(1);
+    expect(await waitForPidsGone(pids)).toEqual([]);
+  });
+});
+
+describe('failures', () => {
+  const fail = async (chat: object) => {
+    const s = await setup({ chat });
+    const error = await s.registry.chat('claude-code', hello, { timeoutMs: 20_000 }).catch((e) => e);
+    return { error, s };
+  };
+
+  it('logged out → ToolAuthError', async () => {
+    const { error } = await fail({ stdoutFile: capture('claude-p-stream.out'), exitCode: 1 });
+    expect(error).toBeInstanceOf(ToolAuthError);
+    expect(error).toMatchObject({ toolId: 'claude-code', httpStatus: 401 });
+  });
+
+  it('401 → ToolAuthError; 429 and 529 → retryable RateLimitError', async () => {
+    expect((await fail({ stdoutFile: capture('claude-401-stream.out'), exitCode: 1 })).error).toBeInstanceOf(ToolAuthError);
+    for (const f of ['claude-429-stream.out', 'claude-529-stream.out']) {
+      const { error } = await fail({ stdoutFile: capture(f), exitCode: 1 });
+      expect(error).toBeInstanceOf(RateLimitError);
+      expect(error).toMatchObject({ retryable: true, toolId: 'claude-code' });
+    }
+  });
+
+  it('a used-up window → QuotaExceededError; the registry cools the tool down until the reset', async () => {
+    const { error, s } = await fail({ stdoutFile: capture('claude-quota-stream.out'), exitCode: 1 });
+    expect(error).toBeInstanceOf(QuotaExceededError);
+    expect((error as QuotaExceededError).resetsAt).toEqual(new Date(1795322251 * 1000));
+    expect(s.registry.state('claude-code')).toMatchObject({ coolDownReason: 'quota_exceeded', coolDownUntil: 1795322251 * 1000 });
+  });
+
+  it('garbage, a crash and a missing result → ProviderExecutionError with the stderr tail', async () => {
+    const garbage = (await fail({ stdout: 'Welcome to Claude!\n\u001b[31mnope\u001b[0m\n' })).error;
+    expect(garbage).toBeInstanceOf(ProviderExecutionError);
+    expect(garbage.message).toMatch(/not stream-json/);
+    const crash = (await fail({ stderr: 'panic: something broke\n', exitCode: 134 })).error;
+    expect(crash).toBeInstanceOf(ProviderExecutionError);
+    expect(crash.message).toMatch(/\(it exited with code 134\): panic: something broke/);
+    const truncated = (await fail({ stdout: '{"type":"system","subtype":"init","model":"m"}\n' })).error;
+    expect(truncated).toBeInstanceOf(ProviderExecutionError);
+    expect(truncated.message).toMatch(/ended without a result/);
+  });
+
+  it('a hanging claude → TimeoutError, and its process group is gone', async () => {
+    const s = await setup({ chat: { stdoutFile: capture('claude-mock-stream.out'), hang: true } });
+    const started = Date.now();
+    const error = await s.registry.chat('claude-code', hello, { timeoutMs: 800 }).catch((e) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const pids = await readPids(s.pidFile);
+    expect(pids).toHaveLength(1);
+    expect(await waitForPidsGone(pids)).toEqual([]);
+  });
+});
+
+describe('usage limits', () => {
+  it('none observed → unavailable with a reason', async () => {
+    const s = await setup({});
+    expect((await s.registry.health('claude-code')).usageLimits).toMatchObject({ status: 'unavailable', reason: expect.any(String) });
+  });
+
+  it('a rate_limit_event is persisted (0600) and reported by a new adapter instance', async () => {
+    const s = await setup(
+      { chat: { stdoutFile: capture('claude-rl.out') }, authStatus: { stdout: '{"loggedIn":true,"authMethod":"claude.ai","subscriptionType":"max"}\n' } },
+    );
+    const tool = await s.registry.connect('claude-code');
+    expect(await tool.checkAuth!()).toEqual({ authenticated: true, method: 'claude.ai', plan: 'max' });
+    await tool.chat(hello);
+    const file = path.join(s.stateDir, STATE_FILE_NAME);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+
+    // A fresh adapter (a restarted bridge) reads the snapshot back.
+    const fresh = await setup({ authStatus: { stdoutFile: capture('claude-auth-status-oauthenv.out') } }, { stateDir: s.stateDir });
+    const health = await fresh.registry.health('claude-code');
+    expect(health.usageLimits).toEqual({
+      status: 'available',
+      source: 'local_session',
+      plan: 'max',
+      observedAt: expect.any(String),
+      windows: {
+        five_hour: { usedPercentage: 42, remainingPercentage: 58, resetsAt: '2026-11-22T04:37:31.000Z', windowMinutes: 300 },
+        seven_day: { usedPercentage: 7, remainingPercentage: 93, resetsAt: '2026-11-23T03:37:31.000Z', windowMinutes: 10080 },
+      },
+    });
+    expect(health).toMatchObject({ authenticated: true, authStatus: 'authenticated', authMethod: 'oauth_token' });
+  });
+});

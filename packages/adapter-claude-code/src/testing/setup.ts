@@ -1,0 +1,36 @@
+import path from 'node:path';
+import { createRegistry, type ToolbridgeConfig } from '@toolbridge/core';
+import { makeTempDir, pathWith } from '@toolbridge/test-suite';
+import { createClaudeCodeAdapter, type ClaudeCodeAdapterOptions } from '../adapter.js';
+import { writeFakeClaude, type FakeClaudeSpec } from './fake-claude.js';
+
+/** A registry with the adapter and a fake `claude` first on PATH, in a throwaway HOME. */
+export async function fakeSetup(spec: FakeClaudeSpec, options: ClaudeCodeAdapterOptions = {}, config?: ToolbridgeConfig) {
+  const { dir, cleanup } = await makeTempDir('tb-claude-');
+  const binDir = path.join(dir, 'bin');
+  const recordFile = path.join(dir, 'runs.jsonl');
+  const pidFile = path.join(dir, 'pids');
+  await writeFakeClaude(binDir, { ...spec, recordFile, pidFile });
+  const env: NodeJS.ProcessEnv = {
+    PATH: pathWith(binDir),
+    HOME: path.join(dir, 'home'),
+    XDG_STATE_HOME: path.join(dir, 'state'),
+    CLAUDE_CONFIG_DIR: path.join(dir, 'home', '.claude'),
+  };
+  const adapter = createClaudeCodeAdapter(options);
+  const registry = createRegistry({ adapters: [adapter], env });
+  if (config) registry.config.replace(config);
+  return {
+    dir,
+    env,
+    adapter,
+    registry,
+    recordFile,
+    pidFile,
+    stateDir: path.join(dir, 'state', 'toolbridge'),
+    async cleanup() {
+      await registry.close();
+      await cleanup();
+    },
+  };
+}
