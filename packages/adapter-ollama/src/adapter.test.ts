@@ -270,6 +270,14 @@ describe('failures', () => {
     expect(error.message).toContain(`http://127.0.0.1:${port}`);
   });
 
+  it('a connection reset before the answer: retryable ToolUnavailableError naming the URL', async () => {
+    fake.set('/api/chat', { kind: 'reset' });
+    const error = await adapter.chat(hello, ctxFor()).catch((e) => e);
+    expect(error).toBeInstanceOf(ToolUnavailableError);
+    expect(error).toMatchObject({ toolId: 'ollama', httpStatus: 503, retryable: true });
+    expect(error.message).toContain(`Ollama at ${fake.url} was closed before it answered`);
+  });
+
   it('slow first byte within the deadline: answers', async () => {
     fake.set('/api/chat', { kind: 'slow', delayMs: 300 });
     const result = await adapter.chat(hello, ctxFor({}, { timeoutMs: 5000 }));

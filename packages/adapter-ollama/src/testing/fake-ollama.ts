@@ -24,6 +24,8 @@ export type FakeBehaviour =
   | { kind: 'slow'; delayMs: number }
   /** Never answer at all. */
   | { kind: 'hang' }
+  /** Read the request, then destroy the socket without answering (a reset before the response). */
+  | { kind: 'reset' }
   /** Answer normally but write the body `bytes` bytes at a time (splits lines and UTF-8 characters). */
   | { kind: 'trickle'; bytes: number };
 
@@ -219,6 +221,10 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     const route = path as FakeRoute;
     const behaviour = behaviours.get(route) ?? { kind: 'ok' };
     if (behaviour.kind === 'hang') return;
+    if (behaviour.kind === 'reset') {
+      req.socket.destroy();
+      return;
+    }
     if (behaviour.kind === 'status') {
       sendJson(res, behaviour.status, { error: behaviour.error }, behaviour.headers);
       return;
