@@ -1,0 +1,20 @@
+import { describeAdapterConformance, pathWithout, type ConformanceScenario } from '@toolbridge/test-suite';
+import { createCodexAdapter } from './adapter.js';
+import { fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';
+
+const scenarios: Record<ConformanceScenario, FakeCodexScript> = {
+  ok: { version: REPLAYS.version, loginStatus: REPLAYS.loggedInChatGpt, exec: REPLAYS.ok },
+  missing: {},
+  hang: { version: REPLAYS.version, loginStatus: REPLAYS.loggedInChatGpt, exec: REPLAYS.reconnecting },
+  unauthenticated: { version: REPLAYS.version, loginStatus: REPLAYS.notLoggedIn, exec: REPLAYS.unauthorized },
+  'rate-limited': { version: REPLAYS.version, loginStatus: REPLAYS.loggedInChatGpt, exec: REPLAYS.usageLimit },
+};
+
+describeAdapterConformance('codex', {
+  expectedText: 'Hello from mock',
+  async setup(scenario) {
+    const fake = await fakeCodexEnv(scenarios[scenario]);
+    if (scenario === 'missing') fake.env.PATH = pathWithout();
+    return { adapter: createCodexAdapter(), env: fake.env, config: { codexModel: 'mock-model' }, cleanup: fake.cleanup };
+  },
+});
