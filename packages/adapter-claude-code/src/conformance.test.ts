@@ -1,0 +1,28 @@
+import path from 'node:path';
+import { describeAdapterConformance, makeTempDir, pathWith, pathWithout } from '@toolbridge/test-suite';
+import { createClaudeCodeAdapter } from './index.js';
+import { capture, writeFakeClaude, type FakeClaudeSpec } from './testing/fake-claude.js';
+
+const specs: Record<string, FakeClaudeSpec> = {
+  ok: { chat: { stdoutFile: capture('claude-partial-stream.out') }, authStatus: { stdoutFile: capture('claude-auth-status-apikey.out') } },
+  hang: { chat: { hang: true } },
+  unauthenticated: {
+    chat: { stdoutFile: capture('claude-p-stream.out'), exitCode: 1 },
+    authStatus: { stdoutFile: capture('claude-auth-status-loggedout.out'), exitCode: 1 },
+  },
+  'rate-limited': { chat: { stdoutFile: capture('claude-429-stream.out'), exitCode: 1 } },
+};
+
+describeAdapterConformance('claude-code', {
+  expectedText: 'Hello from mock',
+  async setup(scenario) {
+    const { dir, cleanup } = await makeTempDir('tb-claude-conf-');
+    const binDir = path.join(dir, 'bin');
+    if (scenario !== 'missing') await writeFakeClaude(binDir, specs[scenario]!);
+    return {
+      adapter: createClaudeCodeAdapter({ stateDir: path.join(dir, 'state') }),
+      env: { PATH: scenario === 'missing' ? pathWithout() : pathWith(binDir), HOME: path.join(dir, 'home') },
+      cleanup,
+    };
+  },
+});
