@@ -10,7 +10,16 @@ export function getDefaultToolbridge(): Toolbridge {
 
 export const discover = (options?: { refresh?: boolean }) => getDefaultToolbridge().discover(options);
 export const connect = (toolId: string) => getDefaultToolbridge().connect(toolId);
-export const chat = (request: ChatRequest, options: ChatOptions) => getDefaultToolbridge().chat(request, options);
+export const chat = (request: ChatRequest, options?: ChatOptions) => getDefaultToolbridge().chat(request, options);
+export const streamChat = (request: ChatRequest, options?: ChatOptions) => getDefaultToolbridge().streamChat(request, options);
 export const configure = (config: ToolbridgeConfig) => getDefaultToolbridge().configure(config);
 export const getConfig = () => getDefaultToolbridge().getConfig();
+export const checkHealth = (toolId: string, options?: CallOptions) => getDefaultToolbridge().checkHealth(toolId, options);
 export const checkAllToolsHealth = (options?: CallOptions) => getDefaultToolbridge().checkAllToolsHealth(options);
+
+/** Close the default instance (killing in-flight tool processes); the next call creates a fresh one. */
+export async function closeDefaultToolbridge(): Promise<void> {
+  const current = instance;
+  instance = undefined;
+  await current?.close();
+}

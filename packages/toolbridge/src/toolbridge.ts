@@ -15,7 +15,12 @@ import {
   type ToolbridgeConfig,
   type ToolRegistry,
 } from '@toolbridge/core';
-import { createOrchestrator, type FallbackOptions, type FallbackStreamEvent } from '@toolbridge/orchestrator';
+import {
+  createOrchestrator,
+  type FallbackOptions,
+  type FallbackStreamEvent,
+  type OrchestratorOptions,
+} from '@toolbridge/orchestrator';
 import { defaultAdapters, type DefaultAdapterOptions } from './adapters.js';
 
 export interface ToolbridgeOptions {
@@ -27,13 +32,19 @@ export interface ToolbridgeOptions {
   env?: NodeJS.ProcessEnv;
   /** Initial config (validated). */
   config?: ToolbridgeConfig;
+  /** How long a discovery result is reused (default 10 s). */
   discoveryTtlMs?: number;
+  /** Bound on one tool's detection (default 15 s). */
+  detectTimeoutMs?: number;
+  /** Bound on one tool's health check (default 10 s). */
   healthTimeoutMs?: number;
+  /** Backoff, rate-limit wait cap and auth re-check settings of the fallback chat. */
+  orchestrator?: OrchestratorOptions;
 }
 
 export interface ChatOptions extends Omit<FallbackOptions, 'providers'> {
-  /** Tool ids to try, in order. */
-  providers: readonly string[];
+  /** Tool ids to try, in order; duplicates are collapsed. Default: every tool, in registry order. */
+  providers?: readonly string[];
 }
 
 export interface Toolbridge {
@@ -41,9 +52,9 @@ export interface Toolbridge {
   discover(options?: { refresh?: boolean }): Promise<Tool[]>;
   connect(toolId: string): Promise<ConnectedTool>;
   /** Chat with retries and fallback across `providers`. */
-  chat(request: ChatRequest, options: ChatOptions): Promise<FallbackChatResponse>;
-  /** Streamed fallback chat: attempts, deltas, then `done`. */
-  streamChat(request: ChatRequest, options: ChatOptions): AsyncIterable<FallbackStreamEvent>;
+  chat(request: ChatRequest, options?: ChatOptions): Promise<FallbackChatResponse>;
+  /** Streamed fallback chat: attempts, deltas, then `done`. Fallback only before the first delta. */
+  streamChat(request: ChatRequest, options?: ChatOptions): AsyncIterable<FallbackStreamEvent>;
   /** One tool, answered in the spec's single-tool response shape. */
   chatWith(toolId: string, request: ChatRequest, options?: CallOptions): Promise<ChatResponse>;
   configure(config: ToolbridgeConfig): ToolbridgeConfig;
@@ -62,17 +73,23 @@ export function createToolbridge(options: ToolbridgeOptions = {}): Toolbridge {
     adapters,
     env: options.env,
     discoveryTtlMs: options.discoveryTtlMs,
+    detectTimeoutMs: options.detectTimeoutMs,
     healthTimeoutMs: options.healthTimeoutMs,
   });
   if (options.config) registry.config.replace(options.config);
-  const orchestrator = createOrchestrator(registry);
+  const orchestrator = createOrchestrator(registry, options.orchestrator);
+  // Providers given (even invalid ones) are the orchestrator's to validate; absent means every tool.
+  const fallback = (o: ChatOptions | undefined): FallbackOptions => {
+    const given = o ?? {};
+    return given.providers === undefined ? { ...given, providers: registry.toolIds } : (given as FallbackOptions);
+  };
 
   return {
     registry,
     discover: (o) => registry.discover(o),
     connect: (id) => registry.connect(id),
-    chat: (request, o) => orchestrator.chat(request, o),
-    streamChat: (request, o) => orchestrator.stream(request, o),
+    chat: async (request, o) => orchestrator.chat(request, fallback(o)),
+    streamChat: (request, o) => orchestrator.stream(request, fallback(o)),
     async chatWith(toolId, request, o) {
       const adapter = registry.adapter(toolId);
       validateChatRequest(request);
