@@ -27,7 +27,8 @@ export const DEFAULT_CHAT_TIMEOUT_MS = 10 * 60 * 1000;
  * `POST /chat/completions`, meant to be mounted at `/v1` behind the bridge's
  * security middleware. Every failure answers in OpenAI's error shape.
  *
- * The tool that served a request is left in `res.locals.toolId` for request logs.
+ * For the bridge's request log it leaves `route`, `toolId`, `stream` and
+ * `errorCode` in `res.locals` (never prompts or answers).
  */
 export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
   const registry = options.toolbridge.registry;
@@ -38,12 +39,14 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
   // A no-op when the parent app already parsed the body; parse errors then land in our error handler.
   router.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
 
-  router.get('/models', async (_req, res) => {
+  router.get('/models', async (req, res) => {
+    logRoute(req, res);
     const tools = await registry.discover();
     res.json({ object: 'list', data: toOpenAIModels(tools, startedAt) });
   });
 
   router.get('/models/*id', async (req, res) => {
+    logRoute(req, res);
     const id = ([] as string[]).concat((req.params as { id: string | string[] }).id).join('/');
     const { toolId } = parseModelId(id);
     if (!registry.has(toolId)) throw modelNotFound(id);
@@ -54,7 +57,9 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
   });
 
   router.post('/chat/completions', async (req, res) => {
+    logRoute(req, res);
     const body = parseChatCompletionRequest(req.body);
+    if (body.stream) res.locals.stream = true;
     const { toolId, model } = parseModelId(body.model);
     if (!registry.has(toolId)) throw modelNotFound(body.model, `no tool is called "${toolId}"`);
     res.locals.toolId = toolId;
@@ -101,10 +106,16 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
       return;
     }
     const { status, body, headers } = toOpenAIError(error);
+    res.locals.errorCode = body.error.code ?? body.error.type;
     res.status(status).set(headers).json(body);
   });
 
   return router;
+}
+
+/** The bridge's request log reads `res.locals` (route, toolId, stream, errorCode); never the body. */
+function logRoute(req: Request, res: Response): void {
+  res.locals.route = `${req.baseUrl}${String(req.route?.path ?? '')}`;
 }
 
 /**
@@ -147,7 +158,9 @@ async function streamCompletion(
   } catch (error) {
     if (!sse) throw error;
     if (!disconnected.aborted) {
-      await sse.data(toOpenAIError(error).body);
+      const { body: failure } = toOpenAIError(error);
+      res.locals.errorCode = failure.error.code ?? failure.error.type;
+      await sse.data(failure);
       sse.end();
     }
     return;
