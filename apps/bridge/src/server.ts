@@ -1,5 +1,5 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import express, { type Express, type RequestHandler } from 'express';
 import { createToolbridge, type Toolbridge } from 'toolbridge';
 import { isLoopbackHost, isWildcardHost, normalizeHost, urlHost } from './address.js';
@@ -9,7 +9,7 @@ import { resolveOptions, validatePort, type BridgeOptions, type ResolvedOptions 
 import { createNativeRouter } from './routes.js';
 import { hasBody, hostCheck, jsonOnly, originCheck, tokenCheck } from './security.js';
 import { bridgeVersion } from './version.js';
-// import { createOpenAIRouter } from './openai/router.js';
+import { createOpenAIRouter } from './openai/router.js';
 
 export interface RunningBridge {
   /** `http://127.0.0.1:PORT` (the loopback address and the actual port). */
@@ -105,7 +105,7 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     tokenRequired: Boolean(options.token),
   });
   app.use(createNativeRouter({ toolbridge, options, version: bridgeVersion(), startedAt, openapi }));
-  // app.use('/v1', createOpenAIRouter({ toolbridge }));
+  app.use('/v1', createOpenAIRouter({ toolbridge, chatTimeoutMs: options.chatTimeoutMs, bodyLimit: options.bodyLimit }));
 
   // Routes added by the caller before listen() must still come before the 404; so these go last, lazily.
   let tailInstalled = false;
@@ -114,6 +114,29 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     tailInstalled = true;
     app.use((req, _res, next) => next(httpError('not_found', 404, `no route for ${req.method} ${req.path.slice(0, 200)}`)));
     app.use(errorHandler);
+  };
+
+  // Sockets and their in-flight requests: idle keep-alive sockets (and ones that never sent a request)
+  // would otherwise hold server.close() open until their timeouts.
+  const sockets = new Map<Socket, number>();
+  const endIdleSockets = () => {
+    for (const [socket, active] of sockets) if (active === 0) socket.end();
+  };
+  const trackSockets = (srv: Server) => {
+    srv.on('connection', (socket: Socket) => {
+      sockets.set(socket, 0);
+      socket.once('close', () => sockets.delete(socket));
+    });
+    srv.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const socket = req.socket;
+      sockets.set(socket, (sockets.get(socket) ?? 0) + 1);
+      res.once('close', () => {
+        if (!sockets.has(socket)) return;
+        const left = Math.max(0, (sockets.get(socket) ?? 1) - 1);
+        sockets.set(socket, left);
+        if (closing && left === 0) socket.end();
+      });
+    });
   };
 
   const close = (): Promise<void> => {
@@ -126,17 +149,13 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
         : Promise.resolve();
       // Aborting in-flight calls kills their tool processes; their requests answer 503 and finish.
       await toolbridge.close();
-      srv?.closeIdleConnections();
+      endIdleSockets();
       const grace = setTimeout(() => srv?.closeAllConnections(), options.closeGraceMs);
       grace.unref();
-      // Keep-alive sockets that become idle after their last response.
-      const sweep = setInterval(() => srv?.closeIdleConnections(), 50);
-      sweep.unref();
       try {
         await serverClosed;
       } finally {
         clearTimeout(grace);
-        clearInterval(sweep);
       }
     })();
     return closePromise;
@@ -156,6 +175,7 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     srv.headersTimeout = 30_000;
     srv.keepAliveTimeout = 5_000;
     server = srv;
+    trackSockets(srv);
     return new Promise((resolve, reject) => {
       srv.once('error', reject);
       srv.listen(port, host, () => {
