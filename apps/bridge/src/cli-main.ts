@@ -1,0 +1,176 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { createToolbridge, type Toolbridge } from 'toolbridge';
+import { formatDoctor } from './doctor.js';
+import { DEFAULT_HOST, DEFAULT_PORT, type BridgeOptions } from './options.js';
+import { startServer, type RunningBridge } from './server.js';
+import { bridgeVersion } from './version.js';
+
+export const USAGE = `Usage: toolbridge <command> [options]
+
+Commands:
+  serve     Run the local HTTP bridge
+  doctor    Show the tools on this machine: installed, version, login, usage windows
+
+Options for serve:
+  --port <n>            Port to listen on (default ${DEFAULT_PORT}; 0 picks a free port)
+  --host <addr>         Address to bind (default ${DEFAULT_HOST}); a non-loopback address needs a token
+  --token <t>           Require "Authorization: Bearer <t>" on every request
+                        (prefer the TOOLBRIDGE_TOKEN environment variable: argv is visible to other users)
+  --allow-origin <o>    Allow browser calls from this origin, e.g. http://localhost:3000 (repeatable)
+  --allow-host <h>      Accept this Host header name besides loopback ones (repeatable)
+  --body-limit <size>   Largest request body, e.g. 1mb (default 1mb)
+  --quiet               Do not write request logs to stderr
+
+Options for doctor:
+  --json                Print the tools and their health as JSON
+
+  -h, --help            Show this help
+  -v, --version         Show the version
+`;
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: NodeJS.ProcessEnv;
+  /** Resolves when the server should stop; default: the first SIGINT or SIGTERM. */
+  shutdown?: Promise<unknown>;
+  /** Library instance to use (tests); default: `createToolbridge()` with every adapter. */
+  toolbridge?: Toolbridge;
+  /** Called once the server listens (tests). */
+  onListening?(running: RunningBridge): void;
+}
+
+class UsageError extends Error {}
+
+const serveOptions = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  token: { type: 'string' },
+  'allow-origin': { type: 'string', multiple: true },
+  'allow-host': { type: 'string', multiple: true },
+  'body-limit': { type: 'string' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+const doctorOptions = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+function signalShutdown(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      // A second signal while closing means "now".
+      process.once('SIGINT', () => process.exit(130));
+      process.once('SIGTERM', () => process.exit(143));
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+async function serve(args: string[], io: CliIo): Promise<number> {
+  const v = parse(args, serveOptions);
+  if (v.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  let port = DEFAULT_PORT;
+  if (v.port !== undefined) {
+    if (!/^\d+$/.test(v.port) || Number(v.port) > 65535) throw new UsageError(`--port must be a number from 0 to 65535 (got "${v.port}")`);
+    port = Number(v.port);
+  }
+  const options: BridgeOptions = {
+    port,
+    host: v.host ?? DEFAULT_HOST,
+    token: v.token ?? (io.env.TOOLBRIDGE_TOKEN || undefined),
+    allowedOrigins: v['allow-origin'],
+    allowedHosts: v['allow-host'],
+    ...(v['body-limit'] !== undefined ? { bodyLimit: v['body-limit'] } : {}),
+    logger: v.quiet ? false : (entry) => io.stderr(JSON.stringify(entry) + '\n'),
+    ...(io.toolbridge ? { toolbridge: io.toolbridge } : {}),
+  };
+  let running: RunningBridge;
+  try {
+    running = await startServer(options);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE') io.stderr(`toolbridge: port ${port} is already in use (try --port 0)\n`);
+    else if (err.code === 'EADDRNOTAVAIL') io.stderr(`toolbridge: cannot bind ${options.host}: no such local address\n`);
+    else io.stderr(`toolbridge: ${err.message}\n`);
+    return err.message.includes('refusing') || err.message.startsWith('toolbridge bridge:') ? 2 : 1;
+  }
+  io.stdout(`listening on ${running.url}\n`);
+  io.onListening?.(running);
+  await (io.shutdown ?? signalShutdown());
+  await running.close();
+  return 0;
+}
+
+async function doctor(args: string[], io: CliIo): Promise<number> {
+  const v = parse(args, doctorOptions);
+  if (v.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const toolbridge = io.toolbridge ?? createToolbridge({ env: io.env });
+  try {
+    const [tools, health] = await Promise.all([toolbridge.discover(), toolbridge.checkAllToolsHealth()]);
+    io.stdout(v.json ? JSON.stringify({ tools, health }, null, 2) + '\n' : formatDoctor(tools, health));
+    return 0;
+  } finally {
+    if (!io.toolbridge) await toolbridge.close();
+  }
+}
+
+/** The `toolbridge` command. Resolves to the exit code: 0 ok, 1 failure, 2 usage error. */
+export async function runCli(argv: readonly string[], io?: Partial<CliIo>): Promise<number> {
+  const full: CliIo = {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    env: process.env,
+    ...io,
+  };
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve(rest, full);
+      case 'doctor':
+        return await doctor(rest, full);
+      case '-h':
+      case '--help':
+      case 'help':
+        full.stdout(USAGE);
+        return 0;
+      case '-v':
+      case '--version':
+        full.stdout(`${bridgeVersion()}\n`);
+        return 0;
+      case undefined:
+        full.stderr(USAGE);
+        return 2;
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      full.stderr(`toolbridge: ${e.message}\nRun "toolbridge --help" for usage.\n`);
+      return 2;
+    }
+    full.stderr(`toolbridge: ${(e as Error).message}\n`);
+    return 1;
+  }
+}

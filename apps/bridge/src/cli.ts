@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+import { runCli } from './cli-main.js';
+
+runCli(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`toolbridge: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);
