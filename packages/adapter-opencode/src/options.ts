@@ -4,9 +4,12 @@ export interface OpenCodeAdapterOptions {
   command?: string;
   /** Extra arguments for `opencode run`, placed after the adapter's own (e.g. `['--agent', 'plan']`). */
   extraArgs?: readonly string[];
-  /** Bound on `opencode --version` during detection (default 10 000 ms; it takes ~1.2 s). */
+  /** Bound on `opencode --version` during detection (default 8000 ms; it takes ~1.2 s, several seconds on a loaded machine). */
   versionTimeoutMs?: number;
-  /** Bound on `opencode models` during detection (default 12 000 ms; it takes 2–4 s). */
+  /**
+   * Bound on `opencode models` during detection (default 8000 ms; it takes 2–4 s). Health checks run
+   * detection too, within the registry's health bound (10 s by default), so keep this below it.
+   */
   modelsTimeoutMs?: number;
   /** Bound on `opencode auth list` (default 10 000 ms; it takes ~2 s). */
   authTimeoutMs?: number;
@@ -24,8 +27,8 @@ export function resolveOptions(options: OpenCodeAdapterOptions): ResolvedOptions
   return {
     command: options.command ?? 'opencode',
     extraArgs: [...(options.extraArgs ?? [])],
-    versionTimeoutMs: options.versionTimeoutMs ?? 10_000,
-    modelsTimeoutMs: options.modelsTimeoutMs ?? 12_000,
+    versionTimeoutMs: options.versionTimeoutMs ?? 8_000,
+    modelsTimeoutMs: options.modelsTimeoutMs ?? 8_000,
     authTimeoutMs: options.authTimeoutMs ?? 10_000,
   };
 }
