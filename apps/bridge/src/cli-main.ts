@@ -109,7 +109,7 @@ async function serve(args: string[], io: CliIo): Promise<number> {
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'EADDRINUSE') io.stderr(`toolbridge: port ${port} is already in use (try --port 0)\n`);
     else if (err.code === 'EADDRNOTAVAIL') io.stderr(`toolbridge: cannot bind ${options.host}: no such local address\n`);
-    else io.stderr(`toolbridge: ${err.message}\n`);
+    else io.stderr(`toolbridge: ${err.message.replace(/^toolbridge bridge: /, '')}\n`);
     return err.message.includes('refusing') || err.message.startsWith('toolbridge bridge:') ? 2 : 1;
   }
   io.stdout(`listening on ${running.url}\n`);

@@ -28,7 +28,7 @@ function authText(h: HealthRecord | undefined): string {
   if (!h.authSupported) return 'not needed';
   switch (h.authStatus) {
     case 'authenticated':
-      return h.authMethod ? `logged in (${h.authMethod})` : 'logged in';
+      return h.authMethod && h.authMethod !== 'none' ? `logged in (${h.authMethod})` : 'logged in';
     case 'unauthenticated':
       return 'NOT logged in';
     default:
