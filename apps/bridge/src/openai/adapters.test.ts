@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { makeTempDir, pathWith, replayScript, waitFor, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite';
 import { createCodexAdapter, createOllamaAdapter, createToolbridge, type Toolbridge } from 'toolbridge';
@@ -10,7 +11,8 @@ import { serveOpenAI, type OpenAIServer } from './testing/serve.js';
 
 type APIError = InstanceType<typeof OpenAI.APIError>;
 
-const CAPTURES = '/work/shared/cli-captures';
+// Recordings of the real CLIs, kept with the bridge's test helpers so tests need nothing outside the repo.
+const CAPTURES = fileURLToPath(new URL('../testing/captures/', import.meta.url));
 const hello = [{ role: 'user' as const, content: 'Say hello' }];
 
 async function failureOf(p: Promise<unknown>): Promise<APIError> {
