@@ -103,6 +103,15 @@ describe('registry', () => {
     await expect(registry.connect('alpha')).rejects.toMatchObject({ code: 'tool_unavailable', message: 'alpha is not installed' });
   });
 
+  it('connect probes only the tool asked for, so a hung tool cannot stall it', async () => {
+    const hung = memoryAdapter('alpha', { detect: () => new Promise(() => {}) });
+    const b = memoryAdapter('beta');
+    const registry = createRegistry({ adapters: [hung.adapter, b.adapter], env: {} });
+    const beta = await registry.connect('beta');
+    expect(beta.version).toBe('1.0.0');
+    expect(b.calls.detect).toBe(1);
+  });
+
   it('connected tools chat, validate input, and expose auth only where the tool has it', async () => {
     const a = memoryAdapter('alpha');
     const { checkAuth: _c, startAuth: _s, ...noAuth } = memoryAdapter('beta').adapter;

@@ -315,7 +315,8 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
 
   const connect = async (toolId: string): Promise<ConnectedTool> => {
     const a = adapterOf(toolId);
-    const t = await tool(toolId, { refresh: true });
+    // Detect only this tool, freshly: connecting must not wait on (or re-probe) the others.
+    const t = await detectOne(a);
     if (!t.available) {
       throw new ToolUnavailableError(t.reason ?? `${a.name} is not available`, { toolId });
     }
