@@ -18,6 +18,7 @@ import {
 } from '@toolbridge/core';
 import { makeTempDir, pathWithout, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
 import { buildExecArgs, createCodexAdapter, parseLoginStatus, type CodexAdapterOptions } from './adapter.js';
+import { livePids } from './testing/proc-scan.js';
 import { capture, CAPTURES_DIR, fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -60,10 +61,12 @@ const jsonl = (...events: unknown[]) => events.map((e) => JSON.stringify(e)).joi
 
 describe('argv', () => {
   it('builds `codex exec` with the sandbox, the model and `-` last', () => {
-    expect(buildExecArgs({ sandbox: 'read-only' })).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-']);
-    expect(buildExecArgs({ sandbox: 'workspace-write', model: 'gpt-5', ephemeral: true, extraArgs: ['-c', 'a=b'] })).toEqual([
-      'exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-m', 'gpt-5', '--ephemeral', '-c', 'a=b', '-',
+    expect(buildExecArgs({ sandbox: 'read-only' })).toEqual([
+      'exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-c', 'features.shell_snapshot=false', '-',
     ]);
+    expect(
+      buildExecArgs({ sandbox: 'workspace-write', model: 'gpt-5', ephemeral: true, shellSnapshot: true, extraArgs: ['-c', 'a=b'] }),
+    ).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-m', 'gpt-5', '--ephemeral', '-c', 'a=b', '-']);
   });
 });
 
@@ -96,7 +99,10 @@ describe('chat against a fake codex replaying the real output', () => {
     };
     await fake.adapter.chat(request, fake.ctx({ codexModel: 'gpt-5', codexSandbox: 'workspace-write' }));
     const seen = JSON.parse(await readFile(record, 'utf8')) as { argv: string[]; stdin: string };
-    expect(seen.argv).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-m', 'gpt-5', '-c', 'model_provider=mock', '-']);
+    expect(seen.argv).toEqual([
+      'exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-m', 'gpt-5',
+      '-c', 'features.shell_snapshot=false', '-c', 'model_provider=mock', '-',
+    ]);
     expect(seen.argv.join(' ')).not.toContain('SECRET-PROMPT');
     expect(seen.stdin).toBe(renderConversation(request.messages));
     expect(seen.stdin).toContain('[System]\nBe brief.');
@@ -104,7 +110,9 @@ describe('chat against a fake codex replaying the real output', () => {
 
     // Defaults: read-only, no -m; a request's model wins over the config.
     await fake.adapter.chat(hello, fake.ctx());
-    expect(JSON.parse(await readFile(record, 'utf8')).argv).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-c', 'model_provider=mock', '-']);
+    expect(JSON.parse(await readFile(record, 'utf8')).argv).toEqual([
+      'exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-c', 'features.shell_snapshot=false', '-c', 'model_provider=mock', '-',
+    ]);
     await fake.adapter.chat({ ...hello, model: 'o3' }, fake.ctx({ codexModel: 'gpt-5' }));
     expect(JSON.parse(await readFile(record, 'utf8')).argv).toContain('o3');
     expect(JSON.parse(await readFile(record, 'utf8')).stdin).toBe('Say hello');
@@ -154,6 +162,27 @@ describe('chat against a fake codex replaying the real output', () => {
     await copyFile(path.join(CAPTURES_DIR, 'codex-home-sessions', name), path.join(day, name));
     const result = await adapter.chat(hello, ctx());
     expect(result.model).toBe('mock-model');
+  });
+});
+
+describe('no process outlives a run', () => {
+  it('kills helpers codex left running in a session of their own', async () => {
+    const pidFile = (await scratch())('straggler.pids');
+    // Like Codex's shell snapshot: a helper in a new session (beyond the process group) that outlives its parent.
+    const js = `
+      const { spawn } = require('child_process');
+      const fs = require('fs');
+      const helper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
+      fs.appendFileSync(${JSON.stringify(pidFile)}, helper.pid + '\\n');
+      helper.unref();
+      process.stdin.resume();
+      process.stdin.on('end', () => process.stdout.write(${JSON.stringify(capture('codex-mock.out'))}));`;
+    const { adapter, ctx } = await setup({ exec: { js } });
+    expect((await adapter.chat(hello, ctx())).message.content).toBe('Hello from mock');
+    const pids = await readPids(pidFile);
+    expect(pids).toHaveLength(1);
+    // Already dead when chat() returns. (A zombie counts as dead: reaping orphans is init's job.)
+    expect(livePids(pids)).toEqual([]);
   });
 });
 

@@ -23,6 +23,7 @@ import { classifyFailure, cleanStderr, TOOL_ID } from './classify.js';
 import { CodexEventParser } from './events.js';
 import { LoginFlows } from './login.js';
 import { sessionModel } from './session-files.js';
+import { killStragglers, newRunMarker, RUN_MARKER_ENV } from './stragglers.js';
 import { readUsageLimits } from './usage-limits.js';
 
 export const CODEX_SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
@@ -43,6 +44,12 @@ export interface CodexAdapterOptions {
    * usage windows come from those logs, so ephemeral runs never refresh them.
    */
   ephemeral?: boolean;
+  /**
+   * Let Codex snapshot the user's login shell before a run (default false).
+   * The snapshot shell runs in its own session, beyond the reach of a
+   * process-group kill, so it is off unless asked for.
+   */
+  shellSnapshot?: boolean;
   /** A `codex login` started by `startAuth()` is ended after this long (default 10 minutes). */
   loginTtlMs?: number;
   /** How long `startAuth()` waits for the login's sign-in URL (default 5 s). */
@@ -73,7 +80,13 @@ const configuredSandbox = (ctx: CallContext): CodexSandboxMode =>
   CODEX_SANDBOX_MODES.includes(ctx.config.codexSandbox as CodexSandboxMode) ? (ctx.config.codexSandbox as CodexSandboxMode) : 'read-only';
 
 /** `codex exec` argv. The prompt is not in it: `-` makes Codex read it from stdin. */
-export function buildExecArgs(opts: { sandbox: CodexSandboxMode; model?: string; ephemeral?: boolean; extraArgs?: readonly string[] }): string[] {
+export function buildExecArgs(opts: {
+  sandbox: CodexSandboxMode;
+  model?: string;
+  ephemeral?: boolean;
+  shellSnapshot?: boolean;
+  extraArgs?: readonly string[];
+}): string[] {
   return [
     'exec',
     '--json',
@@ -82,6 +95,8 @@ export function buildExecArgs(opts: { sandbox: CodexSandboxMode; model?: string;
     opts.sandbox,
     ...(opts.model ? ['-m', opts.model] : []),
     ...(opts.ephemeral ? ['--ephemeral'] : []),
+    // A config override rather than `--disable`: unknown keys are ignored, unknown flags are fatal.
+    ...(opts.shellSnapshot ? [] : ['-c', 'features.shell_snapshot=false']),
     ...(opts.extraArgs ?? []),
     '-',
   ];
@@ -133,13 +148,20 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
     const ownsCwd = !request.cwd;
     const cwd = request.cwd ?? (await mkdtemp(path.join(tmpdir(), 'toolbridge-codex-')));
     const parser = new CodexEventParser();
+    const marker = newRunMarker();
     let proc: ReturnType<typeof spawnProcess> | undefined;
     try {
       proc = spawnProcess({
         command,
-        args: buildExecArgs({ sandbox, model, ephemeral: options.ephemeral, extraArgs: options.extraArgs }),
+        args: buildExecArgs({
+          sandbox,
+          model,
+          ephemeral: options.ephemeral,
+          shellSnapshot: options.shellSnapshot,
+          extraArgs: options.extraArgs,
+        }),
         stdin: renderConversation(request.messages),
-        env: ctx.env,
+        env: { ...ctx.env, [RUN_MARKER_ENV]: marker },
         cwd,
         signal: ctx.signal,
         toolId: TOOL_ID,
@@ -190,6 +212,7 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
       if (proc) {
         proc.kill();
         await proc.result.catch(() => {});
+        await killStragglers(marker);
       }
       if (ownsCwd) await rm(cwd, { recursive: true, force: true }).catch(() => {});
     }

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+
+/**
+ * Codex starts some helpers in a session of their own (its shell-environment
+ * snapshot, commands it runs for the agent), so killing the run's process
+ * group does not reach them. Every run carries a unique environment marker;
+ * after the run, any process still carrying it is one of ours and is killed.
+ * Linux only (`/proc`); elsewhere this finds nothing.
+ */
+export const RUN_MARKER_ENV = 'TOOLBRIDGE_CODEX_RUN';
+
+export function newRunMarker(): string {
+  return randomUUID();
+}
+
+/** Pids of live processes whose environment has `RUN_MARKER_ENV=<marker>`. */
+export async function findMarked(marker: string): Promise<number[]> {
+  if (process.platform !== 'linux') return [];
+  const needle = `${RUN_MARKER_ENV}=${marker}`;
+  let names: string[];
+  try {
+    names = await readdir('/proc');
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  await Promise.all(
+    names
+      .filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid)
+      .map(async (n) => {
+        try {
+          const environ = await readFile(`/proc/${n}/environ`, 'latin1');
+          if (environ.split('\0').includes(needle)) found.push(Number(n));
+        } catch {
+          // exited meanwhile, or another user's process
+        }
+      }),
+  );
+  return found;
+}
+
+/** Dead or a zombie (an orphan's zombie waits for init; it no longer runs). */
+async function isDead(pid: number): Promise<boolean> {
+  try {
+    return /\) Z /.test(await readFile(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Kill whatever of a finished run is still alive and wait (briefly) until it
+ * has died, so the call returns with nothing of it left. Returns the pids killed.
+ */
+export async function killStragglers(marker: string, waitMs = 1000): Promise<number[]> {
+  const pids = await findMarked(marker);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  const until = Date.now() + waitMs;
+  let alive = pids;
+  while (alive.length > 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 10));
+    const dead = await Promise.all(alive.map(isDead));
+    alive = alive.filter((_, i) => !dead[i]);
+  }
+  return pids;
+}
