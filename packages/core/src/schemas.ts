@@ -45,6 +45,19 @@ export function describeSchemaError(validate: ValidateFunction, subject = 'reque
       return `${where} must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'type':
       return `${where} must be ${(err.params as { type: string }).type === 'array' ? 'an array' : `of type ${(err.params as { type: string }).type}`}`;
+    case 'minItems': {
+      const n = (err.params as { limit: number }).limit;
+      return `${where} must contain at least ${n} item${n === 1 ? '' : 's'}`;
+    }
+    case 'minLength':
+      return `${where} must not be empty`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum': {
+      const p = err.params as { comparison: string; limit: number };
+      return `${where} must be ${p.comparison} ${p.limit}`;
+    }
     default:
       return `${where} ${err.message ?? 'is invalid'}`;
   }
