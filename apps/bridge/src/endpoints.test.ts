@@ -110,7 +110,7 @@ describe('bridge endpoints', () => {
 
   it.each([
     [{}, /missing required field "messages"/],
-    [{ messages: [] }, /messages must NOT have fewer than 1 items/],
+    [{ messages: [] }, /messages must contain at least 1 item/],
     [{ messages: [{ role: 'robot', content: 'x' }] }, /messages\.0\.role must be one of/],
     [{ messages: [{ role: 'user', content: 5 }] }, /messages\.0\.content must be of type string/],
     [{ ...hello, timeoutMs: -1 }, /timeoutMs must be >= 1/],
