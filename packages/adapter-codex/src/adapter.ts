@@ -23,7 +23,6 @@ import { classifyFailure, cleanStderr, TOOL_ID } from './classify.js';
 import { CodexEventParser } from './events.js';
 import { LoginFlows } from './login.js';
 import { sessionModel } from './session-files.js';
-import { killStragglers, newRunMarker, RUN_MARKER_ENV } from './stragglers.js';
 import { readUsageLimits } from './usage-limits.js';
 
 export const CODEX_SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
@@ -148,7 +147,6 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
     const ownsCwd = !request.cwd;
     const cwd = request.cwd ?? (await mkdtemp(path.join(tmpdir(), 'toolbridge-codex-')));
     const parser = new CodexEventParser();
-    const marker = newRunMarker();
     let proc: ReturnType<typeof spawnProcess> | undefined;
     try {
       proc = spawnProcess({
@@ -161,7 +159,7 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
           extraArgs: options.extraArgs,
         }),
         stdin: renderConversation(request.messages),
-        env: { ...ctx.env, [RUN_MARKER_ENV]: marker },
+        env: ctx.env,
         cwd,
         signal: ctx.signal,
         toolId: TOOL_ID,
@@ -208,11 +206,11 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
     } catch (error) {
       throw failureOf(error, ctx);
     } finally {
-      // No child outlives the call, and its scratch directory goes with it.
+      // No child outlives the call (core's runner also sweeps helpers Codex moves out of
+      // its process group), and its scratch directory goes with it.
       if (proc) {
         proc.kill();
         await proc.result.catch(() => {});
-        await killStragglers(marker);
       }
       if (ownsCwd) await rm(cwd, { recursive: true, force: true }).catch(() => {});
     }

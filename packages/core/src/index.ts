@@ -9,3 +9,4 @@ export * from './registry.js';
 export * from './runner.js';
 export * from './text.js';
 export * from './responses.js';
+export * from './stragglers.js';

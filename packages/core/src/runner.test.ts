@@ -108,6 +108,18 @@ describe('runProcess', () => {
     expect(await waitForPidsGone([pid], 3000)).toEqual([]);
   });
 
+  it('kills helpers a tool moved out of its process group before the run settles', async () => {
+    // Like Codex's shell snapshot: a helper in a new session that outlives its parent.
+    const r = await runProcess({
+      command: node,
+      args: ['-e', "const c=require('child_process').spawn(process.execPath,['-e','setInterval(()=>{},1000)'],{detached:true,stdio:'ignore'});c.unref();console.log(c.pid)"],
+    });
+    const pid = Number(r.stdout.trim());
+    expect(pid).toBeGreaterThan(0);
+    // Already gone (or a zombie awaiting init) when the result resolves: no waiting needed.
+    expect(await waitForPidsGone([pid], 0)).toEqual([]);
+  });
+
   it('caps output and kills a tool that floods stdout', async () => {
     const error = await runProcess({
       command: node,

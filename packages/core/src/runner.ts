@@ -2,6 +2,7 @@ import { spawn as crossSpawn } from 'cross-spawn';
 import type { ChildProcess } from 'node:child_process';
 import { spawn as nodeSpawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { killStragglers, newRunMarker, RUN_MARKER_ENV } from './stragglers.js';
 import {
   AbortedError,
   ProviderExecutionError,
@@ -29,6 +30,11 @@ export interface SpawnOptions {
   stderrTailBytes?: number;
   /** SIGTERM, then SIGKILL after this many ms (default 2000). */
   killGraceMs?: number;
+  /**
+   * After the run, kill any process still carrying this run's `TOOLBRIDGE_RUN_ID`
+   * (helpers a tool moved out of its process group). Default true; Linux only.
+   */
+  sweepStragglers?: boolean;
   /** Used in error messages and on errors. */
   toolId?: string;
   onStderr?: (text: string) => void;
@@ -117,7 +123,9 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
     stderrTailBytes = 16 * 1024,
     killGraceMs = 2000,
     toolId,
+    sweepStragglers = true,
   } = options;
+  const marker = sweepStragglers ? newRunMarker() : undefined;
   const label = toolId ?? command;
   const started = performance.now();
 
@@ -175,7 +183,7 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
   try {
     child = crossSpawn(command, [...args], {
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      env: marker ? { ...(options.env ?? process.env), [RUN_MARKER_ENV]: marker } : options.env ?? process.env,
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: process.platform !== 'win32',
       windowsHide: true,
@@ -271,7 +279,6 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
     const rest = partial + decoder.end();
     if (rest.length > 0 && !failure) lines.push(rest.replace(/\r$/, ''));
     partial = '';
-    streamDone = true;
     if (deadline) clearTimeout(deadline);
     signal?.removeEventListener('abort', onAbort);
     if (child.pid !== undefined) {
@@ -285,10 +292,16 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
       }
     }
     stderrTail += stderrDecoder.end();
-    const durationMs = Math.round(performance.now() - started);
-    if (failure) rejectResult(failure);
-    else resolveResult({ exitCode: code, signal: sig, stderrTail, stdoutBytes, durationMs });
-    notify();
+    const settle = () => {
+      streamDone = true;
+      const durationMs = Math.round(performance.now() - started);
+      if (failure) rejectResult(failure);
+      else resolveResult({ exitCode: code, signal: sig, stderrTail, stdoutBytes, durationMs });
+      notify();
+    };
+    // The run is over only when nothing of it is left running.
+    if (marker) void killStragglers(marker).catch(() => []).then(settle);
+    else settle();
   }
 
   return handle(child);

@@ -1,10 +1,21 @@
-/** Whether a process with this pid exists (zombies of ours excluded by the caller's wait). */
+import { readFileSync } from 'node:fs';
+
+/**
+ * Whether a process with this pid still runs. A zombie counts as gone: it has
+ * exited and only waits to be reaped (orphans are reaped by init, which some
+ * containers do slowly).
+ */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return false;
   }
 }
 

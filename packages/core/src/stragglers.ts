@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 
 /**
- * Codex starts some helpers in a session of their own (its shell-environment
- * snapshot, commands it runs for the agent), so killing the run's process
- * group does not reach them. Every run carries a unique environment marker;
- * after the run, any process still carrying it is one of ours and is killed.
+ * Tools start some helpers in a session of their own (Codex's shell-environment
+ * snapshot, commands an agent runs), so killing the run's process group does not
+ * reach them. Every run carries a unique environment marker; after the run, any
+ * process still carrying it is one of ours and is killed.
  * Linux only (`/proc`); elsewhere this finds nothing.
  */
-export const RUN_MARKER_ENV = 'TOOLBRIDGE_CODEX_RUN';
+export const RUN_MARKER_ENV = 'TOOLBRIDGE_RUN_ID';
 
 export function newRunMarker(): string {
   return randomUUID();
@@ -41,7 +41,7 @@ export async function findMarked(marker: string): Promise<number[]> {
 }
 
 /** Dead or a zombie (an orphan's zombie waits for init; it no longer runs). */
-async function isDead(pid: number): Promise<boolean> {
+export async function isDead(pid: number): Promise<boolean> {
   try {
     return /\) Z /.test(await readFile(`/proc/${pid}/stat`, 'latin1'));
   } catch {
