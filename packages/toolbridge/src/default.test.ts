@@ -1,26 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { checkAllToolsHealth, chat, closeDefaultToolbridge, configure, connect, discover, getConfig, ToolNotFoundError } from './index.js';
-import { startOllamaServer } from './testing/ollama-server.js';
-import { makeWorld, type World } from './testing/world.js';
+import { makeFakeMachine, type FakeMachine } from '@toolbridge/test-suite';
 
 const hello = { messages: [{ role: 'user' as const, content: 'Say hello' }] };
-let server: Awaited<ReturnType<typeof startOllamaServer>>;
-let world: World;
+let machine: FakeMachine;
 const savedEnv = { ...process.env };
 
 // The top-level functions use one process-wide instance over process.env: point it at the fakes.
 beforeAll(async () => {
-  server = await startOllamaServer();
-  world = await makeWorld(server.url);
+  machine = await makeFakeMachine();
   for (const key of Object.keys(process.env)) delete process.env[key];
-  Object.assign(process.env, world.env);
+  Object.assign(process.env, machine.env);
 });
 afterAll(async () => {
   await closeDefaultToolbridge();
   for (const key of Object.keys(process.env)) delete process.env[key];
   Object.assign(process.env, savedEnv);
-  await server.close();
-  await world.cleanup();
+  await machine.cleanup();
 });
 
 describe('the default instance (top-level functions)', () => {
@@ -38,7 +34,7 @@ describe('the default instance (top-level functions)', () => {
     expect(getConfig()).toEqual({ ollamaModel: 'qwen3:14b' });
     const response = await chat(hello, { providers: ['ollama'], timeoutMs: 20_000 });
     expect(response).toMatchObject({ toolId: 'ollama', model: 'qwen3:14b', fallbackUsed: false });
-    expect(server.chats.at(-1)!.model).toBe('qwen3:14b');
+    expect(machine.ollama.chats.at(-1)!.model).toBe('qwen3:14b');
     const health = await checkAllToolsHealth();
     expect(health.map((h) => h.toolId)).toEqual(['codex', 'claude-code', 'opencode', 'ollama']);
   });

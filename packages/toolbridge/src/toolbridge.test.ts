@@ -54,7 +54,7 @@ describe('toolbridge with the default adapters, end to end', () => {
     const { tb, clis } = await setup();
     await tb.chatWith('codex', hello, { timeoutMs: 20_000 });
     const run = (await clis.runs('codex')).find((r) => r.argv[0] === 'exec')!;
-    expect(run.stdinBytes).toBeGreaterThan(0);
+    expect(run.stdin.length).toBeGreaterThan(0);
     expect(run.argv.join(' ')).not.toContain('secret prompt');
   });
 

@@ -1,18 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
-import { makeTempDir, pathWith, replayScript, waitFor, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, readCapture, replayScript, startFakeOllama, waitFor, waitForPidsGone, writeFakeBin, type FakeOllama } from '@toolbridge/test-suite';
 import { createCodexAdapter, createOllamaAdapter, createToolbridge, type Toolbridge } from 'toolbridge';
 import { createProcessAdapter } from './testing/fake-adapter.js';
-import { startFakeOllama, type FakeOllama } from './testing/fake-ollama.js';
 import { serveOpenAI, type OpenAIServer } from './testing/serve.js';
 
 type APIError = InstanceType<typeof OpenAI.APIError>;
 
-// Recordings of the real CLIs, kept with the bridge's test helpers so tests need nothing outside the repo.
-const CAPTURES = fileURLToPath(new URL('../testing/captures/', import.meta.url));
 const hello = [{ role: 'user' as const, content: 'Say hello' }];
 
 async function failureOf(p: Promise<unknown>): Promise<APIError> {
@@ -117,13 +113,12 @@ describe('Codex CLI (fake on PATH) through the OpenAI API', () => {
     await mkdir(modes, { recursive: true });
     modeFile = path.join(tmp.dir, 'mode');
     pidFile = path.join(tmp.dir, 'pids');
-    const capture = (name: string) => readFile(path.join(CAPTURES, name), 'utf8');
-    const stderr = await capture('codex-mock.err');
-    const ok = await capture('codex-mock.out');
+    const stderr = await readCapture('codex-mock.err');
+    const ok = await readCapture('codex-mock.out');
     const scripts: Record<string, string> = {
       ok: replayScript({ stdout: ok, stderr, pidFile }),
-      'logged-out': replayScript({ stdout: await capture('codex-noenv.out'), stderr, exitCode: 1, pidFile }),
-      failing: replayScript({ stdout: await capture('codex-err.out'), stderr, exitCode: 1, pidFile }),
+      'logged-out': replayScript({ stdout: await readCapture('codex-noenv.out'), stderr, exitCode: 1, pidFile }),
+      failing: replayScript({ stdout: await readCapture('codex-err.out'), stderr, exitCode: 1, pidFile }),
       // Starts a thread, then never answers (as Codex does when it cannot reach its server).
       hang: replayScript({ stdout: ok.split('\n')[0] + '\n', stderr, hang: true, pidFile }),
     };

@@ -1,36 +1,31 @@
-import { afterAll, afterEach, beforeAll } from '@jest/globals';
+import { afterEach } from '@jest/globals';
+import { makeFakeMachine, type FakeCli, type FakeMachine } from '@toolbridge/test-suite';
 import { createToolbridge, type Toolbridge, type ToolbridgeOptions } from '../toolbridge.js';
-import type { FakeCli } from './fake-clis.js';
-import { startOllamaServer } from './ollama-server.js';
-import { makeWorld, type World } from './world.js';
 
 /**
- * Register hooks for a test file: one in-test Ollama server for the file, and a
- * fresh machine (fake CLIs, HOME) plus Toolbridge per `setup()`, closed after each test.
+ * Register hooks for a test file: each `setup()` gets a fresh fake machine (fake
+ * CLIs on PATH, HOME, an in-test Ollama) and a Toolbridge over it, both closed
+ * after the test.
  */
 export function useToolbridgeFixture() {
-  let server: Awaited<ReturnType<typeof startOllamaServer>> | undefined;
-  const open: Array<{ tb: Toolbridge; world: World }> = [];
-  beforeAll(async () => {
-    server = await startOllamaServer();
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const open: Array<{ tb: Toolbridge; machine: FakeMachine }> = [];
+  let last: FakeMachine | undefined;
   afterEach(async () => {
-    for (const { tb, world } of open.splice(0)) {
+    for (const { tb, machine } of open.splice(0)) {
       await tb.close();
-      await world.cleanup();
+      await machine.cleanup();
     }
   });
   return {
-    ollama: () => server!,
-    /** All four default adapters over fakes on PATH (only `bins` installed, when given) and the in-test Ollama. */
+    /** The in-test Ollama of the latest `setup()`. */
+    ollama: () => last!.ollama,
+    /** All four default adapters over the fakes (only `bins` installed, when given). */
     async setup(options: Omit<ToolbridgeOptions, 'env'> = {}, bins?: readonly FakeCli[]) {
-      const world = await makeWorld(server!.url, bins);
-      const tb = createToolbridge({ config: { ollamaModel: 'llama3.2:1b' }, ...options, env: world.env });
-      open.push({ tb, world });
-      return { tb, clis: world.clis, env: world.env };
+      const machine = await makeFakeMachine({ bins });
+      last = machine;
+      const tb = createToolbridge({ config: { ollamaModel: 'llama3.2:1b' }, ...options, env: machine.env });
+      open.push({ tb, machine });
+      return { tb, clis: machine, env: machine.env };
     },
   };
 }

@@ -1,16 +1,22 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeTempDir, pathWithout, writeFakeBin } from '@toolbridge/test-suite';
+import { makeTempDir, pathWithout, writeFakeBin } from './fake-bin.js';
+import { startFakeOllama, type FakeOllama, type FakeOllamaOptions } from './fake-ollama.js';
 
-/** Raw stdout/stderr of the real CLIs, copied from the project's recordings (shared/cli-captures). */
-const CAPTURES = fileURLToPath(new URL('./captures/', import.meta.url));
-const cap = (name: string) => path.join(CAPTURES, name);
+/** Raw stdout/stderr of the real CLIs, recorded byte for byte (see captures/README.md). */
+export const CAPTURES_DIR = fileURLToPath(new URL('../captures/', import.meta.url));
+
+/** The text of one recording in CAPTURES_DIR. */
+export function readCapture(name: string): Promise<string> {
+  return readFile(path.join(CAPTURES_DIR, name), 'utf8');
+}
+
+const cap = (name: string) => path.join(CAPTURES_DIR, name);
 
 interface Route {
   argv: string[];
+  /** Only in this mode (default: any). */
   mode?: string;
   stdoutFile?: string;
   stderrFile?: string;
@@ -22,6 +28,10 @@ interface Route {
   /** Milliseconds between stdout lines. */
   delayMs?: number;
 }
+
+export type FakeCli = 'codex' | 'claude' | 'opencode';
+/** `ok`, logged out, a failing run, a run that never ends, a slow (streaming) run. */
+export type FakeMode = 'ok' | 'logged_out' | 'fail' | 'hang' | 'slow';
 
 /** What each fake CLI answers, by argv prefix and the mode in `<bin>.mode`. */
 const ROUTES: Record<FakeCli, Route[]> = {
@@ -54,9 +64,6 @@ const ROUTES: Record<FakeCli, Route[]> = {
   ],
 };
 
-export type FakeCli = 'codex' | 'claude' | 'opencode';
-export type FakeMode = 'ok' | 'logged_out' | 'fail' | 'hang' | 'slow';
-
 function script(bin: FakeCli, binDir: string): string {
   const spec = { routes: ROUTES[bin], modeFile: path.join(binDir, `${bin}.mode`), logFile: path.join(binDir, `${bin}.log`) };
   return `
@@ -71,7 +78,7 @@ const run = async () => {
   if (!route) { process.stderr.write('fake: no route for ' + argv.join(' ') + '\\n'); process.exitCode = 2; return; }
   if (route.stderrFile) process.stderr.write(fs.readFileSync(route.stderrFile));
   if (route.stderr) process.stderr.write(route.stderr);
-  let out = route.stdoutFile ? fs.readFileSync(route.stdoutFile, 'utf8') : (route.stdout || '');
+  const out = route.stdoutFile ? fs.readFileSync(route.stdoutFile, 'utf8') : (route.stdout || '');
   for (const line of out.split(/(?<=\\n)/)) {
     if (!line) continue;
     process.stdout.write(line);
@@ -80,13 +87,14 @@ const run = async () => {
   if (route.hang) setInterval(() => {}, 1000);
   else process.exitCode = route.exitCode || 0;
 };
-// Login commands do not read stdin; agents read the prompt until EOF.
+// Login and probe commands do not read stdin; agents read the prompt until EOF.
 if (argv[0] === 'login' || argv[0] === '--version' || argv[0] === 'auth' || argv[0] === 'models') run();
 else { process.stdin.on('data', (c) => (input += c)); process.stdin.on('end', run); }
 `;
 }
 
-export interface Run {
+/** One run of a fake CLI, as it logged itself. */
+export interface FakeRun {
   argv: string[];
   mode: string;
   pid: number;
@@ -94,25 +102,32 @@ export interface Run {
 }
 
 export interface FakeMachine {
+  /** Environment for a registry or bridge: PATH with only the fakes and Node, a fresh HOME, OLLAMA_HOST. */
   env: NodeJS.ProcessEnv;
   ollama: FakeOllama;
+  /** Change how a fake CLI behaves from its next run on. */
   setMode(bin: FakeCli, mode: FakeMode): Promise<void>;
-  runs(bin: FakeCli): Promise<Run[]>;
+  /** Every run of a fake so far. */
+  runs(bin: FakeCli): Promise<FakeRun[]>;
   cleanup(): Promise<void>;
 }
 
 /**
- * A throwaway machine: fake `codex`, `claude` and `opencode` first on PATH
- * (replaying the real tools' recorded output), a fresh HOME with the tools'
- * config dirs in it, and an in-test Ollama server.
+ * A throwaway machine with all four tools: fake `codex`, `claude` and
+ * `opencode` first on PATH (replaying the real tools' recorded output), a fresh
+ * HOME with the tools' config dirs in it, and an in-test Ollama server. Only the
+ * CLIs in `bins` are installed (default all three).
  */
-export async function makeFakeMachine(): Promise<FakeMachine> {
-  const tmp = await makeTempDir('bridge-machine-');
+export async function makeFakeMachine(
+  options: { bins?: readonly FakeCli[]; ollama?: FakeOllamaOptions } = {},
+): Promise<FakeMachine> {
+  const tmp = await makeTempDir('toolbridge-machine-');
   const binDir = path.join(tmp.dir, 'bin');
   const home = path.join(tmp.dir, 'home');
   await mkdir(home, { recursive: true });
-  for (const bin of ['codex', 'claude', 'opencode'] as const) await writeFakeBin(binDir, bin, script(bin, binDir));
-  const ollama = await startFakeOllama();
+  await mkdir(binDir, { recursive: true });
+  for (const bin of options.bins ?? (['codex', 'claude', 'opencode'] as const)) await writeFakeBin(binDir, bin, script(bin, binDir));
+  const ollama = await startFakeOllama(options.ollama);
   const env: NodeJS.ProcessEnv = {
     PATH: [binDir, pathWithout()].join(path.delimiter),
     HOME: home,
@@ -121,6 +136,7 @@ export async function makeFakeMachine(): Promise<FakeMachine> {
     XDG_DATA_HOME: path.join(home, '.local', 'share'),
     XDG_CONFIG_HOME: path.join(home, '.config'),
     XDG_CACHE_HOME: path.join(home, '.cache'),
+    XDG_STATE_HOME: path.join(home, '.local', 'state'),
     TMPDIR: tmp.dir,
     OLLAMA_HOST: ollama.url,
   };
@@ -130,65 +146,11 @@ export async function makeFakeMachine(): Promise<FakeMachine> {
     setMode: (bin, mode) => writeFile(path.join(binDir, `${bin}.mode`), mode),
     async runs(bin) {
       const text = await readFile(path.join(binDir, `${bin}.log`), 'utf8').catch(() => '');
-      return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Run);
+      return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as FakeRun);
     },
     async cleanup() {
       await ollama.close();
       await tmp.cleanup();
     },
-  };
-}
-
-export interface FakeOllama {
-  url: string;
-  chats: Array<{ model: string; messages: Array<{ role: string; content: string }>; stream?: boolean }>;
-  close(): Promise<void>;
-}
-
-/** The parts of Ollama's API the adapter uses: `/api/version`, `/api/tags`, NDJSON `/api/chat`. */
-export async function startFakeOllama(options: { models?: string[]; reply?: string } = {}): Promise<FakeOllama> {
-  const models = options.models ?? ['llama3.2:1b', 'qwen3:14b'];
-  const reply = options.reply ?? 'Hello from ollama';
-  const chats: FakeOllama['chats'] = [];
-  const readBody = async (req: IncomingMessage) => {
-    let text = '';
-    for await (const chunk of req) text += chunk;
-    return text ? (JSON.parse(text) as FakeOllama['chats'][number]) : undefined;
-  };
-  const server = createServer(async (req, res) => {
-    const json = (status: number, value: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify(value));
-    };
-    if (req.method === 'GET' && req.url === '/api/version') return json(200, { version: '0.9.0' });
-    if (req.method === 'GET' && req.url === '/api/tags') return json(200, { models: models.map((name) => ({ name, model: name, size: 1000, details: { family: 'llama' } })) });
-    if (req.method === 'POST' && req.url === '/api/chat') {
-      const request = (await readBody(req))!;
-      chats.push(request);
-      if (!models.includes(request.model)) return json(404, { error: `model "${request.model}" not found, try pulling it first` });
-      const created_at = new Date().toISOString();
-      const words = reply.split(/(?<= )/);
-      const final = { model: request.model, created_at, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', total_duration: 1000, prompt_eval_count: 7, eval_count: words.length };
-      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      if (request.stream === false) {
-        res.end(JSON.stringify({ ...final, message: { role: 'assistant', content: reply } }) + '\n');
-        return;
-      }
-      for (const w of words) res.write(JSON.stringify({ model: request.model, created_at, message: { role: 'assistant', content: w }, done: false }) + '\n');
-      res.end(JSON.stringify(final) + '\n');
-      return;
-    }
-    json(404, { error: 'not found' });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    chats,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
