@@ -24,33 +24,25 @@ export async function checkToolHealth(adapter: ToolAdapter, ctx: CallContext): P
     checkedAt: new Date().toISOString(),
   });
 
+  const unavailable = (reason: string, version?: string): HealthObservation => ({
+    record: finish({
+      status: 'unavailable',
+      available: false,
+      authenticated: false,
+      authStatus: authSupported ? 'unknown' : 'not_required',
+      reason,
+      ...(version ? { version } : {}),
+    }),
+  });
+
   let detected;
   try {
     detected = await adapter.detect(ctx);
   } catch (e) {
     const err = toToolbridgeError(ctx.signal.aborted ? ctx.signal.reason : e);
-    return {
-      record: finish({
-        status: 'unavailable',
-        available: false,
-        authenticated: false,
-        authStatus: authSupported ? 'unknown' : 'not_required',
-        reason: err.code === 'internal_error' ? `${adapter.name} could not be checked` : err.message,
-      }),
-    };
+    return unavailable(err.code === 'internal_error' ? `${adapter.name} could not be checked` : err.message);
   }
-  if (!detected.available) {
-    return {
-      record: finish({
-        status: 'unavailable',
-        available: false,
-        authenticated: false,
-        authStatus: authSupported ? 'unknown' : 'not_required',
-        reason: detected.reason ?? `${adapter.name} is not available`,
-        ...(detected.version ? { version: detected.version } : {}),
-      }),
-    };
-  }
+  if (!detected.available) return unavailable(detected.reason ?? `${adapter.name} is not available`, detected.version);
 
   const [authResult, limitsResult] = await Promise.allSettled([
     authSupported ? adapter.checkAuth!(ctx) : Promise.resolve(undefined),
