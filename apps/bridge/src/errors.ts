@@ -1,5 +1,6 @@
 import { toErrorEnvelope, ToolbridgeError, type ErrorEnvelope } from '@toolbridge/core';
-import type { ErrorRequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import { sendOpenAIError } from './openai/errors.js';
 
 /** A bridge-level HTTP error (security rules, routing) in the same envelope as tool errors. */
 export function httpError(code: string, status: number, message: string): ToolbridgeError {
@@ -46,11 +47,17 @@ export function sendError(res: Response, err: unknown): void {
  * The one place errors become responses. Unknown errors are `internal_error`
  * with a generic message: no stack trace or inner message ever leaves.
  */
-export const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => {
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) {
     // A streamed response cannot change status any more; end it so the client sees the cut.
     res.destroy();
     return;
   }
-  sendError(res, err);
+  // OpenAI clients read OpenAI's error shape, also for the bridge's own rules (403, 401, 413, 415, bad JSON).
+  if (isOpenAIPath(req)) sendOpenAIError(res, fromBodyParser(err) ?? err);
+  else sendError(res, err);
 };
+
+function isOpenAIPath(req: Request): boolean {
+  return req.originalUrl === '/v1' || req.originalUrl.startsWith('/v1/') || req.originalUrl.startsWith('/v1?');
+}

@@ -32,6 +32,22 @@ describe('/v1 inside the bridge, behind its security middleware', () => {
     await expect(wrong.models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
   });
 
+  it("answers the bridge's own rules on /v1 in OpenAI's error shape", async () => {
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(`${bridge.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer s3cret-token', ...headers }, body });
+    const cases: Array<[Response, number, string]> = [
+      [await post({ 'content-type': 'text/plain' }, 'hi'), 415, 'unsupported_media_type'],
+      [await post({ 'content-type': 'application/json' }, '{"model":'), 400, 'invalid_request'],
+      [await post({ 'content-type': 'application/json', origin: 'https://evil.example' }, '{}'), 403, 'forbidden'],
+      [await fetch(`${bridge.url}/v1/models`), 401, 'unauthorized'],
+    ];
+    for (const [res, status, code] of cases) {
+      expect(res.status).toBe(status);
+      const body = (await res.json()) as { error: { message: string; type: string; code: string; param: unknown } };
+      expect(body.error).toEqual({ message: expect.any(String), type: expect.any(String), param: null, code });
+    }
+  });
+
   it('logs route, tool and stream flag for /v1 calls, never the prompt or the answer', async () => {
     const chat = logs.filter((e) => e.route === '/v1/chat/completions' && e.status === 200);
     expect(chat.map((e) => [e.toolId, Boolean(e.stream)])).toEqual([

@@ -1,4 +1,5 @@
 import { RateLimitError, ToolbridgeError } from '@toolbridge/core';
+import type { Response } from 'express';
 
 /** OpenAI's error object: what every OpenAI client parses from a failed call. */
 export interface OpenAIErrorObject {
@@ -145,4 +146,12 @@ function internal(): OpenAIErrorResponse {
     body: { error: { message: 'Unexpected internal error', type: 'server_error', param: null, code: 'internal_error' } },
     headers: { 'x-should-retry': 'false' },
   };
+}
+
+/** Answer with `error` in OpenAI's shape (the bridge's request log reads `errorCode`). */
+export function sendOpenAIError(res: Response, error: unknown): void {
+  const { status, body, headers } = toOpenAIError(error);
+  res.locals.errorCode = body.error.code ?? body.error.type;
+  if (status === 401 && body.error.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer realm="toolbridge"');
+  res.status(status).set(headers).json(body);
 }

@@ -2,7 +2,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { AbortedError, ProviderExecutionError, ToolUnavailableError, type ChatRequest, type ChatResult } from '@toolbridge/core';
 import type { Toolbridge } from 'toolbridge';
 import { chunkFactory, toChatCompletion } from './completions.js';
-import { OpenAIRequestError, modelNotFound, toOpenAIError } from './errors.js';
+import { OpenAIRequestError, modelNotFound, sendOpenAIError, toOpenAIError } from './errors.js';
 import { listsModel, modelIdsOf, parseModelId, toOpenAIModels } from './models.js';
 import { parseChatCompletionRequest, type ChatCompletionRequest } from './request.js';
 import { openSse } from './sse.js';
@@ -105,9 +105,7 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
       if (!res.writableEnded) res.end();
       return;
     }
-    const { status, body, headers } = toOpenAIError(error);
-    res.locals.errorCode = body.error.code ?? body.error.type;
-    res.status(status).set(headers).json(body);
+    sendOpenAIError(res, error);
   });
 
   return router;
