@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   InvalidRequestError,
@@ -27,6 +27,22 @@ async function setup(...args: Parameters<typeof fakeSetup>) {
   const s = await fakeSetup(...args);
   cleanups.push(s.cleanup);
   return s;
+}
+
+/**
+ * A recording with its reset epochs moved to `offsetsS` seconds from now: the
+ * adapter rightly ignores windows whose reset has passed, so replaying the
+ * recorded (past) times would test nothing after the day they were recorded.
+ */
+async function withFutureResets(name: string, offsetsS: Record<number, number>): Promise<{ stdout: string; at: Record<number, number> }> {
+  let stdout = await readFile(capture(name), 'utf8');
+  const base = Math.floor(Date.now() / 1000);
+  const at: Record<number, number> = {};
+  for (const [recorded, offset] of Object.entries(offsetsS)) {
+    at[Number(recorded)] = base + offset;
+    stdout = stdout.split(recorded).join(String(base + offset));
+  }
+  return { stdout, at };
 }
 
 const ok = { chat: { stdoutFile: capture('claude-partial-stream.out') } };
@@ -190,10 +206,11 @@ describe('failures', () => {
   });
 
   it('a used-up window → QuotaExceededError; the registry cools the tool down until the reset', async () => {
-    const { error, s } = await fail({ stdoutFile: capture('claude-quota-stream.out'), exitCode: 1 });
+    const { stdout, at } = await withFutureResets('claude-quota-stream.out', { 1795322251: 3600 });
+    const { error, s } = await fail({ stdout, exitCode: 1 });
     expect(error).toBeInstanceOf(QuotaExceededError);
-    expect((error as QuotaExceededError).resetsAt).toEqual(new Date(1795322251 * 1000));
-    expect(s.registry.state('claude-code')).toMatchObject({ coolDownReason: 'quota_exceeded', coolDownUntil: 1795322251 * 1000 });
+    expect((error as QuotaExceededError).resetsAt).toEqual(new Date(at[1795322251]! * 1000));
+    expect(s.registry.state('claude-code')).toMatchObject({ coolDownReason: 'quota_exceeded', coolDownUntil: at[1795322251]! * 1000 });
   });
 
   it('garbage, a crash and a missing result → ProviderExecutionError with the stderr tail', async () => {
@@ -227,8 +244,9 @@ describe('usage limits', () => {
   });
 
   it('a rate_limit_event is persisted (0600) and reported by a new adapter instance', async () => {
+    const { stdout, at } = await withFutureResets('claude-rl.out', { 1795322251: 3600, 1795405051: 86_400 });
     const s = await setup(
-      { chat: { stdoutFile: capture('claude-rl.out') }, authStatus: { stdout: '{"loggedIn":true,"authMethod":"claude.ai","subscriptionType":"max"}\n' } },
+      { chat: { stdout }, authStatus: { stdout: '{"loggedIn":true,"authMethod":"claude.ai","subscriptionType":"max"}\n' } },
     );
     const tool = await s.registry.connect('claude-code');
     expect(await tool.checkAuth!()).toEqual({ authenticated: true, method: 'claude.ai', plan: 'max' });
@@ -245,8 +263,8 @@ describe('usage limits', () => {
       plan: 'max',
       observedAt: expect.any(String),
       windows: {
-        five_hour: { usedPercentage: 42, remainingPercentage: 58, resetsAt: '2026-11-22T04:37:31.000Z', windowMinutes: 300 },
-        seven_day: { usedPercentage: 7, remainingPercentage: 93, resetsAt: '2026-11-23T03:37:31.000Z', windowMinutes: 10080 },
+        five_hour: { usedPercentage: 42, remainingPercentage: 58, resetsAt: new Date(at[1795322251]! * 1000).toISOString(), windowMinutes: 300 },
+        seven_day: { usedPercentage: 7, remainingPercentage: 93, resetsAt: new Date(at[1795405051]! * 1000).toISOString(), windowMinutes: 10080 },
       },
     });
     expect(health).toMatchObject({ authenticated: true, authStatus: 'authenticated', authMethod: 'oauth_token' });
