@@ -1,4 +1,4 @@
-import type { CallContext, ToolAdapter } from './adapter.js';
+import type { CallContext, DetectResult, ToolAdapter } from './adapter.js';
 import { toToolbridgeError } from './errors.js';
 import type { AuthState, AuthStatus, HealthRecord, UsageLimits } from './types.js';
 
@@ -13,7 +13,12 @@ export interface HealthObservation {
  * Check one tool: detect, then auth and usage limits in parallel. Failures of
  * the auth or limits probes never throw; they show up in the record.
  */
-export async function checkToolHealth(adapter: ToolAdapter, ctx: CallContext): Promise<HealthObservation> {
+export async function checkToolHealth(
+  adapter: ToolAdapter,
+  ctx: CallContext,
+  /** Where detection comes from (the registry passes its discovery cache); default a fresh `detect()`. */
+  detect: () => Promise<DetectResult> = () => adapter.detect(ctx),
+): Promise<HealthObservation> {
   const started = performance.now();
   const authSupported = typeof adapter.checkAuth === 'function';
   const base = { toolId: adapter.id, authSupported };
@@ -37,7 +42,7 @@ export async function checkToolHealth(adapter: ToolAdapter, ctx: CallContext): P
 
   let detected;
   try {
-    detected = await adapter.detect(ctx);
+    detected = await detect();
   } catch (e) {
     const err = toToolbridgeError(ctx.signal.aborted ? ctx.signal.reason : e);
     return unavailable(err.code === 'internal_error' ? `${adapter.name} could not be checked` : err.message);

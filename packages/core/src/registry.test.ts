@@ -69,7 +69,18 @@ describe('registry', () => {
     const registry = createRegistry({ adapters: [a.adapter], env: {} });
     const results = await Promise.all([registry.discover(), registry.discover(), registry.discover()]);
     expect(a.calls.detect).toBe(1);
-    expect(results[0]).toBe(results[1]);
+    expect(results[0]).toEqual(results[1]);
+  });
+
+  it('health reuses the discovery cache; a hung tool holds up neither discovery of the others nor their health', async () => {
+    const hung = memoryAdapter('alpha', { detect: () => new Promise(() => {}) });
+    const ok = memoryAdapter('beta');
+    const registry = createRegistry({ adapters: [hung.adapter, ok.adapter], env: {}, discoveryTtlMs: 60_000, healthTimeoutMs: 200 });
+    expect((await registry.tool('beta')).available).toBe(true);
+    const [h1, h2] = await registry.healthAll();
+    expect(h1!.status).toBe('unavailable');
+    expect(h2!.status).toBe('healthy');
+    expect(ok.calls.detect).toBe(1);
   });
 
   it('expires the cache after the TTL and when the config changes', async () => {

@@ -76,7 +76,7 @@ export interface ToolRegistry {
   has(toolId: string): boolean;
   /** The adapter for an id; throws ToolNotFoundError naming it. */
   adapter(toolId: string): ToolAdapter;
-  /** All tools, detected in parallel; cached for `discoveryTtlMs`, concurrent callers share one probe. */
+  /** All tools, detected in parallel; each tool's result is cached for `discoveryTtlMs` and concurrent callers share one probe. */
   discover(options?: { refresh?: boolean }): Promise<Tool[]>;
   /** One tool's discovery record (from the same cache). */
   tool(toolId: string, options?: { refresh?: boolean }): Promise<Tool>;
@@ -113,9 +113,10 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
   const inflight = new Set<AbortController>();
   let closed = false;
 
-  let discovery: { at: number; promise: Promise<Tool[]>; settled: boolean } | undefined;
+  // One cache entry per tool, so a hung tool never holds up the others' results.
+  const detections = new Map<string, { at: number; promise: Promise<Tool>; settled: boolean }>();
   // Models and defaults depend on config; a new config means a new probe.
-  config.onChange(() => (discovery = undefined));
+  config.onChange(() => detections.clear());
 
   const stateOf = (id: string): ToolState => {
     let s = states.get(id);
@@ -169,27 +170,25 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     }
   };
 
-  const discover = (opts: { refresh?: boolean } = {}): Promise<Tool[]> => {
-    const now = Date.now();
-    if (discovery && !opts.refresh && (!discovery.settled || now - discovery.at < ttl)) return discovery.promise;
-    const entry = { at: now, settled: false, promise: Promise.all([...adapters.values()].map(detectOne)) };
-    entry.promise.then(
-      () => {
-        entry.settled = true;
-        entry.at = Date.now();
-      },
-      () => {
-        if (discovery === entry) discovery = undefined;
-      },
-    );
-    discovery = entry;
+  /** A tool's detection, reused for `discoveryTtlMs`; concurrent callers share one probe. */
+  const detectCached = (a: ToolAdapter, refresh = false): Promise<Tool> => {
+    const cached = detections.get(a.id);
+    if (cached && !refresh && (!cached.settled || Date.now() - cached.at < ttl)) return cached.promise;
+    const entry = { at: Date.now(), settled: false, promise: detectOne(a) };
+    // detectOne never rejects: failures are "unavailable" records.
+    void entry.promise.then(() => {
+      entry.settled = true;
+      entry.at = Date.now();
+    });
+    detections.set(a.id, entry);
     return entry.promise;
   };
 
+  const discover = (opts: { refresh?: boolean } = {}): Promise<Tool[]> =>
+    Promise.all([...adapters.values()].map((a) => detectCached(a, opts.refresh)));
+
   const tool = async (toolId: string, opts?: { refresh?: boolean }): Promise<Tool> => {
-    adapterOf(toolId);
-    const tools = await discover(opts);
-    return tools.find((t) => t.id === toolId)!;
+    return detectCached(adapterOf(toolId), opts?.refresh);
   };
 
   /** Remember what a failure says about the tool, for later preflight decisions. */
@@ -279,7 +278,13 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     const started = performance.now();
     const { ctx, done } = track(toolId, { ...callOptions, timeoutMs: bound }, `${a.name} health check`);
     try {
-      const obs = await raceAbort(checkToolHealth(a, ctx), ctx.signal);
+      const obs = await raceAbort(
+        checkToolHealth(a, ctx, async () => {
+          const t = await detectCached(a);
+          return { available: t.available, version: t.version, models: t.models, defaultModel: t.defaultModel, reason: t.reason };
+        }),
+        ctx.signal,
+      );
       const s = stateOf(toolId);
       if (obs.auth) s.auth = { ...obs.auth, observedAt: Date.now() };
       if (obs.usageLimits) s.usageLimits = obs.usageLimits;
@@ -316,7 +321,7 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
   const connect = async (toolId: string): Promise<ConnectedTool> => {
     const a = adapterOf(toolId);
     // Detect only this tool, freshly: connecting must not wait on (or re-probe) the others.
-    const t = await detectOne(a);
+    const t = await detectCached(a, true);
     if (!t.available) {
       throw new ToolUnavailableError(t.reason ?? `${a.name} is not available`, { toolId });
     }
