@@ -21,9 +21,13 @@ import { processesWithEnv } from './testing/proc-scan.js';
  */
 
 const TEXT = 'Hello from the mock Responses API';
+// Reset times in the future: windows whose reset has passed are (rightly) not reported.
+const NOW_S = Math.floor(Date.now() / 1000);
+const RESET_5H = NOW_S + 3 * 3600;
+const RESET_7D = NOW_S + 5 * 86_400;
 const RATE_LIMITS = {
-  primary: { usedPercent: 42.5, windowMinutes: 300, resetAt: 1795321471 },
-  secondary: { usedPercent: 7, windowMinutes: 10080, resetAt: 1795404271 },
+  primary: { usedPercent: 42.5, windowMinutes: 300, resetAt: RESET_5H },
+  secondary: { usedPercent: 7, windowMinutes: 10080, resetAt: RESET_7D },
 };
 
 let mock: MockResponsesServer;
@@ -97,8 +101,8 @@ describe('real codex 0.169.0 against a mock Responses API', () => {
       status: 'available',
       source: 'local_session',
       windows: {
-        five_hour: { usedPercentage: 42.5, remainingPercentage: 57.5, resetsAt: new Date(1795321471_000).toISOString(), windowMinutes: 300 },
-        seven_day: { usedPercentage: 7, remainingPercentage: 93, resetsAt: new Date(1795404271_000).toISOString(), windowMinutes: 10080 },
+        five_hour: { usedPercentage: 42.5, remainingPercentage: 57.5, resetsAt: new Date(RESET_5H * 1000).toISOString(), windowMinutes: 300 },
+        seven_day: { usedPercentage: 7, remainingPercentage: 93, resetsAt: new Date(RESET_7D * 1000).toISOString(), windowMinutes: 10080 },
       },
     });
     const health = await registry.health('codex');

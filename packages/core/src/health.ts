@@ -1,5 +1,6 @@
 import type { CallContext, DetectResult, ToolAdapter } from './adapter.js';
 import { toToolbridgeError } from './errors.js';
+import { withoutPassedWindows } from './usage-limits.js';
 import type { AuthState, AuthStatus, HealthRecord, UsageLimits } from './types.js';
 
 /** What a health check learned, beyond the record: kept by the registry for preflight decisions. */
@@ -72,7 +73,7 @@ export async function checkToolHealth(
     }
   }
   let usageLimits: UsageLimits | undefined;
-  if (limitsResult.status === 'fulfilled') usageLimits = limitsResult.value;
+  if (limitsResult.status === 'fulfilled') usageLimits = limitsResult.value && withoutPassedWindows(limitsResult.value);
   else if (adapter.usageLimits) {
     const err = toToolbridgeError(limitsResult.reason);
     usageLimits = {

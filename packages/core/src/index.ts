@@ -10,3 +10,4 @@ export * from './runner.js';
 export * from './text.js';
 export * from './responses.js';
 export * from './stragglers.js';
+export * from './usage-limits.js';

@@ -15,6 +15,7 @@ import {
 } from './errors.js';
 import { checkToolHealth } from './health.js';
 import { validateChatRequest } from './schemas.js';
+import { withoutPassedWindows } from './usage-limits.js';
 import type {
   AuthStartResult,
   AuthState,
@@ -346,7 +347,10 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
         });
     }
     if (a.startAuth) connected.startAuth = (o) => withContext(toolId, `${a.name} login`, o, (ctx) => a.startAuth!(ctx));
-    if (a.usageLimits) connected.usageLimits = (o) => withContext(toolId, `${a.name} usage limits`, o, (ctx) => a.usageLimits!(ctx));
+    if (a.usageLimits) {
+      connected.usageLimits = (o) =>
+        withContext(toolId, `${a.name} usage limits`, o, async (ctx) => withoutPassedWindows(await a.usageLimits!(ctx)));
+    }
     if (a.complete) connected.complete = (input, o) => withContext(toolId, `${a.name} completion`, o, (ctx) => a.complete!(input, ctx));
     return connected;
   };
