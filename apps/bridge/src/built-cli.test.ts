@@ -1,0 +1,48 @@
+import { describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { makeFakeMachine } from '@toolbridge/test-suite';
+
+/**
+ * The built command (`pnpm test` builds before jest runs): what `pnpm start`
+ * and users run. The in-process CLI tests cover the flags; this proves the
+ * published entry point starts, serves and stops.
+ */
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+
+describe('node apps/bridge/dist/cli.js', () => {
+  it('serve --port 0 prints its URL first, serves the tools, and exits 0 on SIGTERM', async () => {
+    expect(existsSync(CLI)).toBe(true); // run `pnpm build` (pnpm test does) before jest
+    const machine = await makeFakeMachine();
+    try {
+      const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet'], { env: machine.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const first = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout! }).once('line', resolve);
+        child.once('exit', () => reject(new Error('the CLI exited before printing its URL')));
+      });
+      const url = first.match(/^listening on (http:\/\/127\.0\.0\.1:\d+)$/)?.[1];
+      expect(url).toBeDefined();
+      const health = (await (await fetch(`${url}/health`)).json()) as { status: string; tools: Array<{ toolId: string; status: string }> };
+      expect(health.status).toBe('ok');
+      expect(health.tools.map((t) => [t.toolId, t.status])).toEqual([
+        ['codex', 'healthy'],
+        ['claude-code', 'healthy'],
+        ['opencode', 'healthy'],
+        ['ollama', 'healthy'],
+      ]);
+      const chat = await fetch(`${url}/chat/codex`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'Say hello' }] }),
+      });
+      expect(await chat.json()).toMatchObject({ toolId: 'codex', result: { message: { role: 'assistant', content: 'Hello from mock' } } });
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      await machine.cleanup();
+    }
+  }, 60_000);
+});
