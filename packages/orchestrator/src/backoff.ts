@@ -23,19 +23,3 @@ export function retryDelay(error: ToolbridgeError, retriesConsumed: number, rema
   // Waiting until (or past) the deadline would leave no time for the retry itself.
   return delay < remainingMs ? delay : undefined;
 }
-
-/** Resolve after `ms`, or reject with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}

@@ -5,6 +5,7 @@ import {
   attemptReasonOf,
   FallbackExhaustedError,
   InvalidRequestError,
+  sleep,
   TimeoutError,
   toChatResponse,
   toToolbridgeError,
@@ -16,7 +17,7 @@ import {
   type ToolbridgeError,
   type ToolRegistry,
 } from '@toolbridge/core';
-import { retryDelay, sleep, type BackoffSettings } from './backoff.js';
+import { retryDelay, type BackoffSettings } from './backoff.js';
 import type { NormalizedFallbackOptions } from './options.js';
 import { preflight, type PreflightSettings } from './preflight.js';
 

@@ -1,5 +1,6 @@
 import {
   AGENT_CAPABILITIES,
+  sleep,
   type AuthState,
   type CallContext,
   type ChatRequest,
@@ -50,20 +51,6 @@ export interface ScriptedTool {
   setAuth(auth: AuthState): void;
 }
 
-function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /**
  * An in-memory tool whose calls follow a script. It records every call with its
@@ -91,7 +78,7 @@ export function scriptedTool(id: string, options: ScriptedToolOptions = {}): Scr
       if (ctx.signal.aborted) reject(ctx.signal.reason);
       ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
     });
-    if (b.delayMs) await wait(b.delayMs, ctx.signal);
+    if (b.delayMs) await sleep(b.delayMs, ctx.signal);
     if (b.error) throw b.error;
   };
 
@@ -126,7 +113,7 @@ export function scriptedTool(id: string, options: ScriptedToolOptions = {}): Scr
         if (b.progress) yield { type: 'progress', item: { kind: 'reasoning', text: b.progress } };
         for (const text of b.deltas ?? []) {
           yield { type: 'delta', text };
-          if (b.delayMs) await wait(b.delayMs, ctx.signal);
+          if (b.delayMs) await sleep(b.delayMs, ctx.signal);
         }
         await end(b, ctx);
         yield { type: 'result', result: finalResult(b) };

@@ -2,6 +2,7 @@ import {
   AGENT_CAPABILITIES,
   RUNTIME_CAPABILITIES,
   collectStream,
+  sleep,
   spawnProcess,
   type CallContext,
   type ChatRequest,
@@ -41,20 +42,6 @@ export interface FakeAdapterOptions {
   behaviour?: FakeBehaviour | ((request: ChatRequest) => FakeBehaviour);
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** An in-memory tool implementing core's adapter contract, scripted per test. */
 export function createFakeAdapter(options: FakeAdapterOptions): FakeAdapter {
