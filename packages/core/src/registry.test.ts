@@ -207,6 +207,60 @@ describe('registry', () => {
     await expect(registry.chat('alpha', hello)).rejects.toThrow(/shutting down/);
   });
 
+  it('a cancelled chat rejects only after the adapter has cleaned up (bounded for adapters that never do)', async () => {
+    let cleaned = false;
+    const tidy = memoryAdapter('alpha', {
+      chat: (_r, ctx) =>
+        new Promise((_, reject) =>
+          ctx.signal.addEventListener('abort', () =>
+            setTimeout(() => {
+              cleaned = true; // e.g. process killed, temporary files removed
+              reject(ctx.signal.reason);
+            }, 150),
+          ),
+        ),
+    });
+    const stuck = memoryAdapter('beta', { chat: () => new Promise(() => {}) });
+    const registry = createRegistry({ adapters: [tidy.adapter, stuck.adapter], env: {}, settleTimeoutMs: 300 });
+    await expect(registry.chat('alpha', hello, { timeoutMs: 50 })).rejects.toBeInstanceOf(TimeoutError);
+    expect(cleaned).toBe(true);
+    const started = Date.now();
+    await expect(registry.chat('beta', hello, { timeoutMs: 50 })).rejects.toBeInstanceOf(TimeoutError);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('close() resolves once in-flight calls have cleaned up; later calls fail without crashing', async () => {
+    let cleaned = false;
+    const a = memoryAdapter('alpha', {
+      chat: (_r, ctx) =>
+        new Promise((_, reject) =>
+          ctx.signal.addEventListener('abort', () =>
+            setTimeout(() => {
+              cleaned = true;
+              reject(ctx.signal.reason);
+            }, 150),
+          ),
+        ),
+    });
+    const registry = createRegistry({ adapters: [a.adapter], env: {} });
+    const pending = registry.chat('alpha', hello).catch((e) => e);
+    await new Promise((r) => setTimeout(r, 20));
+    await registry.close();
+    expect(cleaned).toBe(true);
+    expect(await pending).toBeInstanceOf(ToolUnavailableError);
+    // Discovery after close answers (every tool unavailable) instead of rejecting in the background.
+    const [tool] = await registry.discover();
+    expect(tool).toMatchObject({ id: 'alpha', available: false, reason: 'Toolbridge is shutting down' });
+    await expect(registry.connect('alpha')).rejects.toBeInstanceOf(ToolUnavailableError);
+  });
+
+  it('connect() shares a probe already under way', async () => {
+    const a = memoryAdapter('alpha', { detectDelayMs: 100 });
+    const registry = createRegistry({ adapters: [a.adapter], env: {} });
+    await Promise.all([registry.connect('alpha'), registry.connect('alpha'), registry.connect('alpha'), registry.discover()]);
+    expect(a.calls.detect).toBe(1);
+  });
+
   it('streams through the registry and stops the adapter when the consumer breaks', async () => {
     let finished = false;
     const a = memoryAdapter('alpha', {

@@ -40,6 +40,12 @@ export interface RegistryOptions {
   detectTimeoutMs?: number;
   /** Bound on one tool's health check (default 10 s). */
   healthTimeoutMs?: number;
+  /**
+   * After a call is cancelled (timeout, abort, close), how long to wait for the adapter to
+   * finish cleaning up (its process killed, temporary files removed) before the caller
+   * hears about it (default 5 s).
+   */
+  settleTimeoutMs?: number;
 }
 
 /** What the registry last learned about a tool; used to skip tools that cannot answer. */
@@ -110,6 +116,9 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
   const ttl = options.discoveryTtlMs ?? 10_000;
   const detectTimeoutMs = options.detectTimeoutMs ?? 15_000;
   const healthTimeoutMs = options.healthTimeoutMs ?? 10_000;
+  const settleTimeoutMs = options.settleTimeoutMs ?? 5_000;
+  /** Adapter work still running, so close() can wait for it to wind down. */
+  const pendingWork = new Set<Promise<void>>();
   const states = new Map<string, ToolState>();
   const inflight = new Set<AbortController>();
   let closed = false;
@@ -150,11 +159,51 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     };
   };
 
+  /** Track an adapter's own promise (not the caller's race against the signal). */
+  const watch = <T>(work: Promise<T>): Promise<T> => {
+    const settled = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    pendingWork.add(settled);
+    void settled.then(() => pendingWork.delete(settled));
+    return work;
+  };
+
+  /** Wait, at most `settleTimeoutMs`, for cancelled work to wind down. */
+  const settle = (work: Promise<unknown>): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, settleTimeoutMs);
+      timer.unref();
+      void work.then(
+        () => (clearTimeout(timer), resolve()),
+        () => (clearTimeout(timer), resolve()),
+      );
+    });
+
+  /** Run adapter work under a tracked context; a cancelled call returns only once the adapter has cleaned up. */
+  const runTracked = async <T>(
+    toolId: string,
+    callOptions: CallOptions | undefined,
+    what: string,
+    fn: (ctx: CallContext) => Promise<T>,
+  ): Promise<{ value: T; ctx: CallContext }> => {
+    const { ctx, done } = track(toolId, callOptions, what);
+    const work = watch(fn(ctx));
+    try {
+      return { value: await raceAbort(work, ctx.signal), ctx };
+    } catch (e) {
+      if (ctx.signal.aborted) await settle(work);
+      throw failureOf(e, ctx);
+    } finally {
+      done();
+    }
+  };
+
   const detectOne = async (a: ToolAdapter): Promise<Tool> => {
     const base = { id: a.id, name: a.name, type: a.type, capabilities: [...a.capabilities] };
-    const { ctx, done } = track(a.id, { timeoutMs: detectTimeoutMs }, `${a.name} detection`);
     try {
-      const d = await raceAbort(a.detect(ctx), ctx.signal);
+      const { value: d } = await runTracked(a.id, { timeoutMs: detectTimeoutMs }, `${a.name} detection`, (ctx) => a.detect(ctx));
       return {
         ...base,
         available: d.available,
@@ -166,21 +215,23 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     } catch (e) {
       const err = toToolbridgeError(e);
       return { ...base, available: false, models: [], reason: err.code === 'internal_error' ? `${a.name} could not be detected` : err.message };
-    } finally {
-      done();
     }
   };
 
   /** A tool's detection, reused for `discoveryTtlMs`; concurrent callers share one probe. */
   const detectCached = (a: ToolAdapter, refresh = false): Promise<Tool> => {
     const cached = detections.get(a.id);
-    if (cached && !refresh && (!cached.settled || Date.now() - cached.at < ttl)) return cached.promise;
+    // A probe under way is always shared; a finished one is reused until it is stale or a refresh is asked for.
+    if (cached && (!cached.settled || (!refresh && Date.now() - cached.at < ttl))) return cached.promise;
     const entry = { at: Date.now(), settled: false, promise: detectOne(a) };
-    // detectOne never rejects: failures are "unavailable" records.
-    void entry.promise.then(() => {
-      entry.settled = true;
-      entry.at = Date.now();
-    });
+    // detectOne does not reject (failures are "unavailable" records); the handler is for safety.
+    void entry.promise.then(
+      () => {
+        entry.settled = true;
+        entry.at = Date.now();
+      },
+      () => detections.delete(a.id),
+    );
     detections.set(a.id, entry);
     return entry.promise;
   };
@@ -220,8 +271,9 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     const request = validateChatRequest(input);
     const started = performance.now();
     const { ctx, done } = track(toolId, callOptions, `${a.name} chat`);
+    const work = watch(a.chat(request, ctx));
     try {
-      const result = await raceAbort(a.chat(request, ctx), ctx.signal);
+      const result = await raceAbort(work, ctx.signal);
       const s = stateOf(toolId);
       s.auth = { authenticated: true, observedAt: Date.now() };
       s.coolDownUntil = undefined;
@@ -230,6 +282,8 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
         metadata: { ...result.metadata, toolId, latencyMs: Math.round(performance.now() - started) },
       };
     } catch (e) {
+      // The caller hears of a cancellation only once the tool's process and files are gone.
+      if (ctx.signal.aborted) await settle(work);
       const err = failureOf(e, ctx);
       learnFrom(toolId, err);
       throw err;
@@ -266,9 +320,10 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
       throw err;
     } finally {
       // Ends the adapter's work (and kills its process) when the consumer stops early. After an
-      // abort the adapter may still be mid-await on its dying process: do not wait for it.
-      const closing = iterator.return?.().catch(() => undefined);
-      if (!ctx.signal.aborted) await closing;
+      // abort the adapter may still be mid-await on its dying process: wait, but only so long.
+      const closing = watch(Promise.resolve(iterator.return?.()).catch(() => undefined));
+      if (ctx.signal.aborted) await settle(closing);
+      else await closing;
       done();
     }
   }
@@ -280,10 +335,10 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     const { ctx, done } = track(toolId, { ...callOptions, timeoutMs: bound }, `${a.name} health check`);
     try {
       const obs = await raceAbort(
-        checkToolHealth(a, ctx, async () => {
+        watch(checkToolHealth(a, ctx, async () => {
           const t = await detectCached(a);
           return { available: t.available, version: t.version, models: t.models, defaultModel: t.defaultModel, reason: t.reason };
-        }),
+        })),
         ctx.signal,
       );
       const s = stateOf(toolId);
@@ -308,16 +363,8 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     }
   };
 
-  const withContext = async <T>(toolId: string, what: string, callOptions: CallOptions | undefined, fn: (ctx: CallContext) => Promise<T>): Promise<T> => {
-    const { ctx, done } = track(toolId, callOptions, what);
-    try {
-      return await raceAbort(fn(ctx), ctx.signal);
-    } catch (e) {
-      throw failureOf(e, ctx);
-    } finally {
-      done();
-    }
-  };
+  const withContext = async <T>(toolId: string, what: string, callOptions: CallOptions | undefined, fn: (ctx: CallContext) => Promise<T>): Promise<T> =>
+    (await runTracked(toolId, callOptions, what, fn)).value;
 
   const connect = async (toolId: string): Promise<ConnectedTool> => {
     const a = adapterOf(toolId);
@@ -372,6 +419,8 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
       closed = true;
       for (const c of inflight) c.abort(new ToolUnavailableError('Toolbridge is shutting down'));
       inflight.clear();
+      // Resolve only once the cancelled calls have killed their processes and removed their files.
+      await settle(Promise.allSettled([...pendingWork]));
       await Promise.allSettled([...adapters.values()].map((a) => a.dispose?.()));
     },
   };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { makeTempDir, pathWith, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AbortedError, ProviderExecutionError, TimeoutError, ToolUnavailableError } from './errors.js';
@@ -118,6 +119,39 @@ describe('runProcess', () => {
     expect(pid).toBeGreaterThan(0);
     // Already gone (or a zombie awaiting init) when the result resolves: no waiting needed.
     expect(await waitForPidsGone([pid], 0)).toEqual([]);
+  });
+
+  it('spawns nothing when the signal is already aborted', async () => {
+    const tmp = await makeTempDir();
+    try {
+      const marker = path.join(tmp.dir, 'ran');
+      const c = new AbortController();
+      const reason = new TimeoutError('too late');
+      c.abort(reason);
+      const proc = spawnProcess({ command: node, args: ['-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`], stdin: 'prompt', signal: c.signal });
+      expect(proc.pid).toBeUndefined();
+      await expect(proc.result).rejects.toBe(reason);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+
+  it('yields no piece of a line that broke the line cap', async () => {
+    const proc = spawnProcess({
+      command: node,
+      args: ['-e', "process.stdout.write('ok\\n' + 'a'.repeat(200000) + '\\nafter\\n')"],
+      maxLineBytes: 100_000,
+      killGraceMs: 300,
+    });
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const line of proc) seen.push(line);
+    })().catch((e) => e);
+    expect(error).toBeInstanceOf(ProviderExecutionError);
+    expect(error.message).toMatch(/longer than 100000 bytes/);
+    expect(seen.every((l) => l.length < 100_000 && !l.startsWith('a'))).toBe(true);
   });
 
   it('caps output and kills a tool that floods stdout', async () => {

@@ -2,7 +2,7 @@ import { spawn as crossSpawn } from 'cross-spawn';
 import type { ChildProcess } from 'node:child_process';
 import { spawn as nodeSpawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import { killStragglers, newRunMarker, RUN_MARKER_ENV } from './stragglers.js';
+import { killMarkedSync, killStragglers, newRunMarker, RUN_MARKER_ENV } from './stragglers.js';
 import {
   AbortedError,
   ProviderExecutionError,
@@ -59,15 +59,32 @@ export interface RunningProcess extends AsyncIterable<string> {
 }
 
 const liveGroups = new Set<number>();
+/** Run markers of runs not yet swept (see stragglers.ts). */
+const liveMarkers = new Set<string>();
 let exitHookInstalled = false;
+
+function killEverythingSync(): void {
+  for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
+  killMarkedSync(liveMarkers);
+}
 
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   // Last line of defence: never leave a tool's process tree behind when this process exits.
-  process.once('exit', () => {
-    for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
-  });
+  process.once('exit', killEverythingSync);
+  // Dying by a signal skips 'exit', and tools run in process groups of their own, so a
+  // terminal's Ctrl+C does not reach them. When nobody else handles the signal, end the
+  // tools, then die by it as if this listener were not there.
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = () => {
+      if (process.listenerCount(sig) > 1) return; // the app owns shutdown; 'exit' still cleans up
+      killEverythingSync();
+      process.removeListener(sig, onSignal);
+      process.kill(process.pid, sig);
+    };
+    process.on(sig, onSignal);
+  }
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
@@ -180,6 +197,15 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
     );
   };
 
+  if (signal?.aborted) {
+    // Cancelled before it started: nothing is spawned and the prompt goes nowhere.
+    const reason = signal.reason;
+    failure = ToolbridgeError.isInstance(reason) ? reason : new AbortedError(`${label} was cancelled`, { toolId });
+    streamDone = true;
+    rejectResult(failure);
+    return handle(undefined);
+  }
+
   try {
     child = crossSpawn(command, [...args], {
       cwd: options.cwd,
@@ -197,6 +223,7 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
 
   installExitHook();
   if (child.pid !== undefined) liveGroups.add(child.pid);
+  if (marker) liveMarkers.add(marker);
 
   if (signal?.aborted) onAbort();
   else signal?.addEventListener('abort', onAbort, { once: true });
@@ -223,6 +250,8 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
 
   const decoder = new StringDecoder('utf8');
   child.stdout?.on('data', (chunk: Buffer) => {
+    // Once the run has failed (timeout, abort, a cap), nothing more of its output is used.
+    if (failure) return;
     stdoutBytes += chunk.length;
     if (stdoutBytes > maxOutputBytes) {
       terminate(new ProviderExecutionError(`${label} produced more than ${maxOutputBytes} bytes of output`, { toolId }));
@@ -300,7 +329,14 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
       notify();
     };
     // The run is over only when nothing of it is left running.
-    if (marker) void killStragglers(marker).catch(() => []).then(settle);
+    if (marker) {
+      void killStragglers(marker)
+        .catch(() => [])
+        .then(() => {
+          liveMarkers.delete(marker);
+          settle();
+        });
+    }
     else settle();
   }
 

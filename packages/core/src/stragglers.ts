@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 
 /**
@@ -70,4 +71,27 @@ export async function killStragglers(marker: string, waitMs = 1000): Promise<num
     alive = alive.filter((_, i) => !dead[i]);
   }
   return pids;
+}
+
+/**
+ * Synchronous last resort for process exit (no event loop left): SIGKILL every
+ * process carrying one of `markers`.
+ */
+export function killMarkedSync(markers: ReadonlySet<string>): void {
+  if (process.platform !== 'linux' || markers.size === 0) return;
+  const needles = new Set([...markers].map((m) => `${RUN_MARKER_ENV}=${m}`));
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    if (!/^\d+$/.test(n) || Number(n) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${n}/environ`, 'latin1').split('\0').some((v) => needles.has(v))) process.kill(Number(n), 'SIGKILL');
+    } catch {
+      // exited meanwhile, or not ours
+    }
+  }
 }
