@@ -1,5 +1,6 @@
 import { toErrorEnvelope, ToolbridgeError, type ErrorEnvelope } from '@toolbridge/core';
 import type { ErrorRequestHandler, Request, Response } from 'express';
+import { fromExposedHttpError } from './http-errors.js';
 import { sendOpenAIError } from './openai/errors.js';
 
 /** A bridge-level HTTP error (security rules, routing) in the same envelope as tool errors. */
@@ -32,7 +33,7 @@ function fromBodyParser(err: unknown): ToolbridgeError | undefined {
 }
 
 export function envelopeOf(err: unknown): { status: number; body: ErrorEnvelope } {
-  return toErrorEnvelope(fromBodyParser(err) ?? err);
+  return toErrorEnvelope(fromBodyParser(err) ?? fromExposedHttpError(err) ?? err);
 }
 
 export function sendError(res: Response, err: unknown): void {
@@ -54,7 +55,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     return;
   }
   // OpenAI clients read OpenAI's error shape, also for the bridge's own rules (403, 401, 413, 415, bad JSON).
-  if (isOpenAIPath(req)) sendOpenAIError(res, fromBodyParser(err) ?? err);
+  if (isOpenAIPath(req)) sendOpenAIError(res, fromBodyParser(err) ?? fromExposedHttpError(err) ?? err);
   else sendError(res, err);
 };
 

@@ -91,14 +91,14 @@ async function relaySse<E>(res: Response, events: AsyncIterable<E>, signal: Abor
       if (!f) continue;
       if (f.final) finished = true;
       if (sse) {
-        sse.send(f.event, f.data);
+        await sse.send(f.event, f.data);
         continue;
       }
       held.push(f);
       if (f.preliminary) continue;
       sse = new SseWriter(res, keepAliveMs);
       sse.start();
-      for (const h of held.splice(0)) sse.send(h.event, h.data);
+      for (const h of held.splice(0)) await sse.send(h.event, h.data);
     }
     if (!finished) throw new ProviderExecutionError('the tool ended its answer without a final result', { toolId });
   } catch (err) {
@@ -107,7 +107,7 @@ async function relaySse<E>(res: Response, events: AsyncIterable<E>, signal: Abor
     if (!sse) throw err;
     const { body } = envelopeOf(err);
     res.locals.errorCode = body.error.code;
-    sse.send('error', body);
+    await sse.send('error', body);
   } finally {
     // Stops the tool (kills its process) when we leave early: client gone, error sent.
     if (!exhausted && iterator.return) await iterator.return(undefined).catch(() => undefined);

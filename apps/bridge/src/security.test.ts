@@ -74,6 +74,19 @@ describe('Origin (cross-origin browser requests) and CORS', () => {
     expect(res.headers.get('vary')).toContain('Origin');
   });
 
+  it("lets an allowed origin's preflight ask for the headers OpenAI's browser SDK sends, and only plain names", async () => {
+    const ask = (headers: string) =>
+      bridge.request('/v1/chat/completions', {
+        method: 'OPTIONS',
+        headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST', 'access-control-request-headers': headers },
+      });
+    const sdk = await ask('authorization,content-type,x-stainless-os,x-stainless-retry-count');
+    expect(sdk.status).toBe(204);
+    expect(sdk.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-stainless-retry-count');
+    const odd = await ask('x-ok, bad(header)');
+    expect(odd.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type');
+  });
+
   it('serves an allowed origin with its CORS header', async () => {
     const res = await bridge.request('/chat/alpha', { method: 'POST', json: hello, headers: { origin: 'http://localhost:3000' } });
     expect(res.status).toBe(200);

@@ -38,6 +38,19 @@ export function hostCheck(options: Pick<ResolvedOptions, 'host' | 'allowedHosts'
 }
 
 /**
+ * For an origin the operator allowed, the headers its preflight asks for, when they
+ * are plain header names (OpenAI's browser SDK sends `X-Stainless-*` and others);
+ * otherwise the two the bridge needs.
+ */
+function allowedRequestHeaders(requested: string | undefined): string {
+  if (!requested) return ALLOWED_HEADERS;
+  const names = requested.split(',').map((h) => h.trim()).filter(Boolean);
+  return names.length > 0 && names.length <= 64 && names.every((h) => /^[A-Za-z0-9-]{1,64}$/.test(h))
+    ? [ALLOWED_HEADERS, ...names].join(', ')
+    : ALLOWED_HEADERS;
+}
+
+/**
  * Cross-origin browser requests are refused unless their origin is listed;
  * preflights are answered only for listed origins, echoing the origin (never `*`).
  */
@@ -57,7 +70,7 @@ export function originCheck(options: Pick<ResolvedOptions, 'allowedOrigins'>): R
     res.append('Vary', 'Origin');
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
       res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
-      res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+      res.setHeader('Access-Control-Allow-Headers', allowedRequestHeaders(req.headers['access-control-request-headers']));
       res.setHeader('Access-Control-Max-Age', '600');
       if (req.headers['access-control-request-private-network'] === 'true') res.setHeader('Access-Control-Allow-Private-Network', 'true');
       res.locals.route = 'preflight';

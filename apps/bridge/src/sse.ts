@@ -1,5 +1,23 @@
 import type { Response } from 'express';
 
+/**
+ * Write to a streaming response and wait while the socket is backed up, so a
+ * client that reads slowly slows the tool down instead of growing our memory.
+ */
+export function writeWithBackpressure(res: Response, text: string): Promise<void> {
+  if (res.destroyed || res.writableEnded) return Promise.resolve();
+  if (res.write(text)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const settle = () => {
+      res.off('drain', settle);
+      res.off('close', settle);
+      resolve();
+    };
+    res.on('drain', settle);
+    res.on('close', settle);
+  });
+}
+
 /** Writes Server-Sent Events; keep-alive comments stop proxies and clients from timing out idle streams. */
 export class SseWriter {
   private timer: NodeJS.Timeout | undefined;
@@ -26,9 +44,8 @@ export class SseWriter {
     this.timer.unref();
   }
 
-  send(event: string, data: unknown): void {
-    if (!this.open) return;
-    this.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  send(event: string, data: unknown): Promise<void> {
+    return writeWithBackpressure(this.res, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
   end(): void {

@@ -269,7 +269,7 @@ class ClaudeCodeAdapter implements ToolAdapter {
   }
 
   chat(request: ChatRequest, ctx: CallContext): Promise<ChatResult> {
-    return collectStream(this.stream(request, ctx));
+    return collectStream(this.stream(request, ctx), 'claude-code');
   }
 
   async dispose(): Promise<void> {

@@ -292,7 +292,7 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
     stream,
 
     chat(request, ctx) {
-      return collectStream(stream(request, ctx));
+      return collectStream(stream(request, ctx), 'codex');
     },
 
     async dispose() {

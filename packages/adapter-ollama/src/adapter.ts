@@ -182,7 +182,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
     async usageLimits() {
       return { status: 'unavailable', reason: 'Ollama runs models locally and has no usage limits' };
     },
-    chat: (request, ctx) => collectStream(stream(request, ctx)),
+    chat: (request, ctx) => collectStream(stream(request, ctx), 'ollama'),
     stream,
     complete,
   };

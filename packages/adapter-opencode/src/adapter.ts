@@ -45,7 +45,7 @@ export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): Too
     startAuth: (ctx) => startAuth(o, ctx),
     usageLimits: async (): Promise<UsageLimits> => ({ status: 'unavailable', reason: 'OpenCode does not expose usage limits locally' }),
     stream: (request, ctx) => stream(o, request, ctx),
-    chat: (request, ctx) => collectStream(stream(o, request, ctx)),
+    chat: (request, ctx) => collectStream(stream(o, request, ctx), 'opencode'),
   };
 }
 

@@ -8,6 +8,7 @@ import type {
   UsageLimits,
 } from './types.js';
 import type { ToolbridgeConfig, ConfigKeySchema } from './config.js';
+import { ProviderExecutionError } from './errors.js';
 
 /**
  * Everything an adapter call may use. Adapters read their settings from
@@ -96,9 +97,9 @@ export interface ToolAdapter {
 }
 
 /** Drain a stream into its final result; the default `chat()` of streaming adapters. */
-export async function collectStream(events: AsyncIterable<StreamEvent>): Promise<ChatResult> {
+export async function collectStream(events: AsyncIterable<StreamEvent>, toolId?: string): Promise<ChatResult> {
   let result: ChatResult | undefined;
   for await (const event of events) if (event.type === 'result') result = event.result;
-  if (!result) throw new Error('stream ended without a result');
+  if (!result) throw new ProviderExecutionError(`${toolId ?? 'the tool'} ended its answer without a final result`, { toolId });
   return result;
 }

@@ -2,6 +2,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { AbortedError, ProviderExecutionError, ToolUnavailableError, type ChatRequest, type ChatResult } from '@toolbridge/core';
 import type { Toolbridge } from 'toolbridge';
 import { chunkFactory, toChatCompletion } from './completions.js';
+import { fromExposedHttpError } from '../http-errors.js';
 import { OpenAIRequestError, modelNotFound, sendOpenAIError, toOpenAIError } from './errors.js';
 import { listsModel, modelIdsOf, parseModelId, toOpenAIModels } from './models.js';
 import { parseChatCompletionRequest, type ChatCompletionRequest } from './request.js';
@@ -105,7 +106,7 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
       if (!res.writableEnded) res.end();
       return;
     }
-    sendOpenAIError(res, error);
+    sendOpenAIError(res, fromExposedHttpError(error) ?? error);
   });
 
   return router;

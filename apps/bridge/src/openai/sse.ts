@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { writeWithBackpressure } from '../sse.js';
 
 /** Server-sent events in OpenAI's dialect: bare `data:` lines, no event names. */
 export interface SseWriter {
@@ -19,22 +20,8 @@ export function openSse(res: Response): SseWriter {
   res.setHeader('x-accel-buffering', 'no');
   res.flushHeaders();
 
-  const write = (text: string): Promise<void> => {
-    if (res.destroyed || res.writableEnded) return Promise.resolve();
-    if (res.write(text)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const settle = () => {
-        res.off('drain', settle);
-        res.off('close', settle);
-        resolve();
-      };
-      res.on('drain', settle);
-      res.on('close', settle);
-    });
-  };
-
   return {
-    data: (payload) => write(`data: ${JSON.stringify(payload)}\n\n`),
+    data: (payload) => writeWithBackpressure(res, `data: ${JSON.stringify(payload)}\n\n`),
     done() {
       if (res.destroyed || res.writableEnded) return;
       res.end('data: [DONE]\n\n');

@@ -2,6 +2,7 @@ import {
   AGENT_CAPABILITIES,
   ProviderExecutionError,
   RUNTIME_CAPABILITIES,
+  sleep,
   spawnProcess,
   ToolAuthError,
   ToolUnavailableError,
@@ -36,21 +37,13 @@ export function memoryAdapter(id: string, o: MemoryAdapterOptions = {}): ToolAda
   const reply = o.reply ?? `hello from ${id}`;
   const modelKey = `${id.replace(/-./g, (m) => m[1]!.toUpperCase())}Model`;
   const login = o.login ?? 'logged-in';
-  const wait = (ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve, reject) => {
-      const t = setTimeout(resolve, ms);
-      signal.addEventListener('abort', () => {
-        clearTimeout(t);
-        reject(signal.reason);
-      }, { once: true });
-    });
   async function* stream(request: ChatRequest, ctx: CallContext): AsyncIterable<StreamEvent> {
     calls.push(request);
     if (o.fail && !o.failAfterDeltas) throw o.fail();
     const words = reply.split(/(?<= )/);
     let sent = 0;
     for (const w of words) {
-      if (o.delayMs) await wait(o.delayMs, ctx.signal);
+      if (o.delayMs) await sleep(o.delayMs, ctx.signal);
       if (o.fail && sent === o.failAfterDeltas) throw o.fail();
       yield { type: 'delta', text: w };
       sent++;
@@ -66,7 +59,7 @@ export function memoryAdapter(id: string, o: MemoryAdapterOptions = {}): ToolAda
     configSchema: { [modelKey]: { type: 'string', minLength: 1 } },
     calls,
     async detect(ctx) {
-      if (o.hangDetect) await wait(3_600_000, ctx.signal);
+      if (o.hangDetect) await sleep(3_600_000, ctx.signal);
       if (o.available === false) return { available: false, models: [], reason: `${id} is not installed` };
       const model = (ctx.config[modelKey] as string | undefined) ?? `${id}-default`;
       return { available: true, version: o.version ?? '1.2.3', models: [model], defaultModel: model };
