@@ -170,8 +170,9 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     }
     installTail();
     const srv = createHttpServer(app);
-    // Long agent runs: no socket timeout from Node; deadlines are the tools' own.
-    srv.requestTimeout = 0;
+    // requestTimeout bounds only receiving the request (a stalled body gets 408 and its socket
+    // back), never the response: long agent runs and streams keep the tools' own deadlines.
+    srv.requestTimeout = 60_000;
     srv.headersTimeout = 30_000;
     srv.keepAliveTimeout = 5_000;
     server = srv;
