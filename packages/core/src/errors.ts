@@ -96,10 +96,14 @@ export class ProviderExecutionError extends ToolbridgeError {
   }
 }
 
+/** The tool cannot take the request now: not installed, unreachable, shutting down, or busy. */
 export class ToolUnavailableError extends ToolbridgeError {
   protected static override readonly marker = markerOf('ToolUnavailableError');
-  constructor(message: string, options?: ToolbridgeErrorOptions) {
+  /** When trying again should work (a busy tool's estimate); undefined when unknown. */
+  readonly retryAfterMs?: number;
+  constructor(message: string, options?: ToolbridgeErrorOptions & { retryAfterMs?: number }) {
     super('tool_unavailable', 503, message, options);
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
 
@@ -210,15 +214,23 @@ export function attemptReasonOf(error: ToolbridgeError): AttemptReason {
   }
 }
 
+/** Milliseconds the caller should wait before retrying, when the error says (HTTP `Retry-After`). */
+export function retryAfterMsOf(error: unknown): number | undefined {
+  if (RateLimitError.isInstance(error)) return (error as RateLimitError).waitMs();
+  if (ToolUnavailableError.isInstance(error)) return (error as ToolUnavailableError).retryAfterMs;
+  if (FallbackExhaustedError.isInstance(error)) return retryAfterMsOf((error as FallbackExhaustedError).lastError);
+  return undefined;
+}
+
 /** Map any error to the spec's envelope and HTTP status. Unknown errors never leak their message. */
 export function toErrorEnvelope(error: unknown): { status: number; body: ErrorEnvelope } {
   const e = toToolbridgeError(error);
   const body: ErrorEnvelope = { error: { code: e.code, message: e.message } };
   if (e.toolId) body.error.toolId = e.toolId;
   if (e.code !== 'internal_error') body.error.retryable = e.retryable;
+  const wait = retryAfterMsOf(error);
+  if (wait !== undefined) body.error.retryAfterMs = wait;
   if (RateLimitError.isInstance(error)) {
-    const wait = (error as RateLimitError).waitMs();
-    if (wait !== undefined) body.error.retryAfterMs = wait;
     const resetsAt = (error as RateLimitError).resetsAt;
     if (resetsAt) body.error.resetsAt = resetsAt.toISOString();
   }

@@ -11,3 +11,4 @@ export * from './text.js';
 export * from './responses.js';
 export * from './stragglers.js';
 export * from './usage-limits.js';
+export * from './limiter.js';

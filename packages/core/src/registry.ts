@@ -14,6 +14,7 @@ import {
   toToolbridgeError,
 } from './errors.js';
 import { checkToolHealth } from './health.js';
+import { ConcurrencyLimiter, DEFAULT_CONCURRENCY, validateConcurrencyLimit, type ConcurrencyLimit, type LimiterLoad } from './limiter.js';
 import { validateChatRequest } from './schemas.js';
 import { withoutPassedWindows } from './usage-limits.js';
 import type {
@@ -40,6 +41,13 @@ export interface RegistryOptions {
   detectTimeoutMs?: number;
   /** Bound on one tool's health check (default 10 s). */
   healthTimeoutMs?: number;
+  /** How long a health record is reused (default 5 s); `refresh: true` checks again. */
+  healthTtlMs?: number;
+  /**
+   * Chats each tool may run at once and how many may wait (default: agents 4 + 32 waiting,
+   * runtimes 8 + 128). Top-level fields apply to every tool, `tools` per tool id.
+   */
+  concurrency?: ConcurrencyOptions;
   /**
    * After a call is cancelled (timeout, abort, close), how long to wait for the adapter to
    * finish cleaning up (its process killed, temporary files removed) before the caller
@@ -47,6 +55,19 @@ export interface RegistryOptions {
    */
   settleTimeoutMs?: number;
 }
+
+export interface ConcurrencyOptions extends Partial<ConcurrencyLimit> {
+  tools?: Record<string, Partial<ConcurrencyLimit>>;
+}
+
+/** Options of a health check. */
+export interface HealthOptions extends CallOptions {
+  /** Check now instead of reusing a record younger than the health TTL. */
+  refresh?: boolean;
+}
+
+/** A health record with the tool's live load (chats running and waiting, and their limits). */
+export type LiveHealthRecord = HealthRecord & { load: LimiterLoad };
 
 /** What the registry last learned about a tool; used to skip tools that cannot answer. */
 export interface ToolState {
@@ -67,7 +88,7 @@ export interface ConnectedTool {
   readonly defaultModel?: string;
   chat(input: ChatRequest, options?: CallOptions): Promise<ChatResult>;
   stream(input: ChatRequest, options?: CallOptions): AsyncIterable<StreamEvent>;
-  health(options?: CallOptions): Promise<HealthRecord>;
+  health(options?: HealthOptions): Promise<LiveHealthRecord>;
   /** Only on tools with a login. */
   checkAuth?(options?: CallOptions): Promise<AuthState>;
   /** Only on tools with a login. */
@@ -85,13 +106,19 @@ export interface ToolRegistry {
   adapter(toolId: string): ToolAdapter;
   /** All tools, detected in parallel; each tool's result is cached for `discoveryTtlMs` and concurrent callers share one probe. */
   discover(options?: { refresh?: boolean }): Promise<Tool[]>;
-  /** One tool's discovery record (from the same cache). */
-  tool(toolId: string, options?: { refresh?: boolean }): Promise<Tool>;
+  /**
+   * One tool's discovery record (from the same cache). With `allowStale`, a record past its TTL
+   * is returned at once while a fresh probe runs in the background (the chat path never waits on one).
+   */
+  tool(toolId: string, options?: { refresh?: boolean; allowStale?: boolean }): Promise<Tool>;
   /** Unknown id: ToolNotFoundError; known but not installed/reachable: ToolUnavailableError. */
   connect(toolId: string): Promise<ConnectedTool>;
-  health(toolId: string, options?: CallOptions): Promise<HealthRecord>;
+  /** A tool's health, reused for `healthTtlMs` (concurrent callers share one check) unless `refresh`. */
+  health(toolId: string, options?: HealthOptions): Promise<LiveHealthRecord>;
   /** Every tool in parallel, each bounded by `healthTimeoutMs`. */
-  healthAll(options?: CallOptions): Promise<HealthRecord[]>;
+  healthAll(options?: HealthOptions): Promise<LiveHealthRecord[]>;
+  /** Chats of a tool running and waiting now, and its limits. */
+  load(toolId: string): LimiterLoad;
   /** Run a chat on one tool with deadline handling and state tracking (used by connect and the orchestrator). */
   chat(toolId: string, input: ChatRequest, options?: CallOptions): Promise<ChatResult>;
   stream(toolId: string, input: ChatRequest, options?: CallOptions): AsyncIterable<StreamEvent>;
@@ -117,6 +144,8 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
   const detectTimeoutMs = options.detectTimeoutMs ?? 15_000;
   const healthTimeoutMs = options.healthTimeoutMs ?? 10_000;
   const settleTimeoutMs = options.settleTimeoutMs ?? 5_000;
+  const healthTtlMs = options.healthTtlMs ?? 5_000;
+  const limiters = createLimiters([...adapters.values()], options.concurrency);
   /** Adapter work still running, so close() can wait for it to wind down. */
   const pendingWork = new Set<Promise<void>>();
   const states = new Map<string, ToolState>();
@@ -124,9 +153,13 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
   let closed = false;
 
   // One cache entry per tool, so a hung tool never holds up the others' results.
-  const detections = new Map<string, { at: number; promise: Promise<Tool>; settled: boolean }>();
-  // Models and defaults depend on config; a new config means a new probe.
-  config.onChange(() => detections.clear());
+  const detections = new Map<string, { at: number; promise: Promise<Tool>; settled: boolean; previous?: Promise<Tool> }>();
+  const healthChecks = new Map<string, { at: number; promise: Promise<HealthRecord>; settled: boolean }>();
+  // Models, defaults and even the login that matters depend on config; a new config means new probes.
+  config.onChange(() => {
+    detections.clear();
+    healthChecks.clear();
+  });
 
   const stateOf = (id: string): ToolState => {
     let s = states.get(id);
@@ -219,28 +252,40 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
   };
 
   /** A tool's detection, reused for `discoveryTtlMs`; concurrent callers share one probe. */
-  const detectCached = (a: ToolAdapter, refresh = false): Promise<Tool> => {
+  const detectCached = (a: ToolAdapter, refresh = false, allowStale = false): Promise<Tool> => {
     const cached = detections.get(a.id);
     // A probe under way is always shared; a finished one is reused until it is stale or a refresh is asked for.
-    if (cached && (!cached.settled || (!refresh && Date.now() - cached.at < ttl))) return cached.promise;
-    const entry = { at: Date.now(), settled: false, promise: detectOne(a) };
+    if (cached && !cached.settled) return allowStale && cached.previous ? cached.previous : cached.promise;
+    if (cached && !refresh && Date.now() - cached.at < ttl) return cached.promise;
+    const entry: { at: number; settled: boolean; promise: Promise<Tool>; previous?: Promise<Tool> } = {
+      at: Date.now(),
+      settled: false,
+      promise: detectOne(a),
+      previous: cached?.promise,
+    };
     // detectOne does not reject (failures are "unavailable" records); the handler is for safety.
     void entry.promise.then(
       () => {
         entry.settled = true;
         entry.at = Date.now();
+        entry.previous = undefined;
       },
       () => detections.delete(a.id),
     );
     detections.set(a.id, entry);
-    return entry.promise;
+    return allowStale && !refresh && entry.previous ? entry.previous : entry.promise;
   };
 
   const discover = (opts: { refresh?: boolean } = {}): Promise<Tool[]> =>
     Promise.all([...adapters.values()].map((a) => detectCached(a, opts.refresh)));
 
-  const tool = async (toolId: string, opts?: { refresh?: boolean }): Promise<Tool> => {
-    return detectCached(adapterOf(toolId), opts?.refresh);
+  const tool = async (toolId: string, opts?: { refresh?: boolean; allowStale?: boolean }): Promise<Tool> => {
+    return detectCached(adapterOf(toolId), opts?.refresh, opts?.allowStale);
+  };
+
+  /** A cached health record that a chat has just proved wrong is dropped (a probe under way is kept). */
+  const invalidateHealth = (toolId: string) => {
+    if (healthChecks.get(toolId)?.settled) healthChecks.delete(toolId);
   };
 
   /** Remember what a failure says about the tool, for later preflight decisions. */
@@ -248,14 +293,32 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     const s = stateOf(toolId);
     if (ToolAuthError.isInstance(error)) {
       s.auth = { authenticated: false, detail: error.message, observedAt: Date.now() };
+      invalidateHealth(toolId);
     } else if (RateLimitError.isInstance(error)) {
       const wait = (error as RateLimitError).waitMs();
       if (wait !== undefined && wait > 0) {
         s.coolDownUntil = Date.now() + wait;
         s.coolDownReason = QuotaExceededError.isInstance(error) ? 'quota_exceeded' : 'rate_limited';
       }
+      // Usage windows come from the provider's last answer: this one changed them.
+      invalidateHealth(toolId);
+    } else if (ToolUnavailableError.isInstance(error) && (error as ToolbridgeError).details?.notInstalled === true) {
+      // The tool went away since it was detected: the next discovery must not claim it is there.
+      if (detections.get(toolId)?.settled) detections.delete(toolId);
+      invalidateHealth(toolId);
     }
   };
+
+  /** A chat answered: the tool is logged in, whatever an older check said. */
+  const learnSuccess = (toolId: string) => {
+    const s = stateOf(toolId);
+    if (s.auth?.authenticated === false) invalidateHealth(toolId);
+    s.auth = { authenticated: true, observedAt: Date.now() };
+    s.coolDownUntil = undefined;
+  };
+
+  /** A slot of the tool's limiter, waited for under the call's own deadline and signal. */
+  const acquireSlot = (toolId: string, ctx: CallContext): Promise<() => void> => limiters.get(toolId)!.acquire(ctx.signal);
 
   const failureOf = (e: unknown, ctx: CallContext): ToolbridgeError => {
     // The deadline or the caller decides what the failure is, whatever the adapter threw on the way out.
@@ -266,28 +329,35 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     return toToolbridgeError(e);
   };
 
+  /** The limiter's own account of a deadline that passed in the queue says more than the bare timeout. */
+  const failureInQueue = (e: unknown, release: (() => void) | undefined): ToolbridgeError | undefined =>
+    release === undefined && TimeoutError.isInstance(e) ? e : undefined;
+
   const chat = async (toolId: string, input: ChatRequest, callOptions: CallOptions = {}): Promise<ChatResult> => {
     const a = adapterOf(toolId);
     const request = validateChatRequest(input);
     const started = performance.now();
     const { ctx, done } = track(toolId, callOptions, `${a.name} chat`);
-    const work = watch(a.chat(request, ctx));
+    let release: (() => void) | undefined;
+    let work: Promise<ChatResult> | undefined;
     try {
+      // The wait for a slot counts against the call's deadline.
+      release = await acquireSlot(toolId, ctx);
+      work = watch(a.chat(request, ctx));
       const result = await raceAbort(work, ctx.signal);
-      const s = stateOf(toolId);
-      s.auth = { authenticated: true, observedAt: Date.now() };
-      s.coolDownUntil = undefined;
+      learnSuccess(toolId);
       return {
         ...result,
         metadata: { ...result.metadata, toolId, latencyMs: Math.round(performance.now() - started) },
       };
     } catch (e) {
       // The caller hears of a cancellation only once the tool's process and files are gone.
-      if (ctx.signal.aborted) await settle(work);
-      const err = failureOf(e, ctx);
+      if (ctx.signal.aborted && work) await settle(work);
+      const err = failureInQueue(e, release) ?? failureOf(e, ctx);
       learnFrom(toolId, err);
       throw err;
     } finally {
+      release?.();
       done();
     }
   };
@@ -297,14 +367,17 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     const request = validateChatRequest(input);
     const started = performance.now();
     const { ctx, done } = track(toolId, callOptions, `${a.name} chat`);
-    const iterator = a.stream(request, ctx)[Symbol.asyncIterator]();
+    let release: (() => void) | undefined;
+    let iterator: AsyncIterator<StreamEvent> | undefined;
     try {
+      release = await acquireSlot(toolId, ctx);
+      iterator = a.stream(request, ctx)[Symbol.asyncIterator]();
       for (;;) {
         const next = await raceAbort(iterator.next(), ctx.signal);
         if (next.done) break;
         const event = next.value;
         if (event.type === 'result') {
-          stateOf(toolId).auth = { authenticated: true, observedAt: Date.now() };
+          learnSuccess(toolId);
           yield {
             type: 'result',
             result: {
@@ -315,24 +388,39 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
         } else yield event;
       }
     } catch (e) {
-      const err = failureOf(e, ctx);
+      const err = failureInQueue(e, release) ?? failureOf(e, ctx);
       learnFrom(toolId, err);
       throw err;
     } finally {
       // Ends the adapter's work (and kills its process) when the consumer stops early. After an
       // abort the adapter may still be mid-await on its dying process: wait, but only so long.
-      const closing = watch(Promise.resolve(iterator.return?.()).catch(() => undefined));
-      if (ctx.signal.aborted) await settle(closing);
-      else await closing;
+      if (iterator) {
+        const it = iterator;
+        const closing = watch(Promise.resolve(it.return?.()).catch(() => undefined));
+        if (ctx.signal.aborted) await settle(closing);
+        else await closing;
+      }
+      release?.();
       done();
     }
   }
 
-  const health = async (toolId: string, callOptions: CallOptions = {}): Promise<HealthRecord> => {
-    const a = adapterOf(toolId);
-    const bound = Math.min(callOptions.timeoutMs ?? healthTimeoutMs, healthTimeoutMs);
+  const unavailableRecord = (a: ToolAdapter, reason: string, started: number): HealthRecord => ({
+    toolId: a.id,
+    status: 'unavailable',
+    available: false,
+    authSupported: typeof a.checkAuth === 'function',
+    authenticated: false,
+    authStatus: typeof a.checkAuth === 'function' ? 'unknown' : 'not_required',
+    reason,
+    latencyMs: Math.round(performance.now() - started),
+    checkedAt: new Date().toISOString(),
+  });
+
+  /** One check of a tool, under its own bound: callers come and go, the check serves them all. */
+  const checkHealthNow = async (a: ToolAdapter): Promise<HealthRecord> => {
     const started = performance.now();
-    const { ctx, done } = track(toolId, { ...callOptions, timeoutMs: bound }, `${a.name} health check`);
+    const { ctx, done } = track(a.id, { timeoutMs: healthTimeoutMs }, `${a.name} health check`);
     try {
       const obs = await raceAbort(
         watch(checkToolHealth(a, ctx, async () => {
@@ -341,26 +429,48 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
         })),
         ctx.signal,
       );
-      const s = stateOf(toolId);
+      const s = stateOf(a.id);
       if (obs.auth) s.auth = { ...obs.auth, observedAt: Date.now() };
       if (obs.usageLimits) s.usageLimits = obs.usageLimits;
       return obs.record;
     } catch (e) {
       const err = failureOf(e, ctx);
-      return {
-        toolId,
-        status: 'unavailable',
-        available: false,
-        authSupported: typeof a.checkAuth === 'function',
-        authenticated: false,
-        authStatus: typeof a.checkAuth === 'function' ? 'unknown' : 'not_required',
-        reason: TimeoutError.isInstance(err) ? `health check timed out after ${bound} ms` : err.message,
-        latencyMs: Math.round(performance.now() - started),
-        checkedAt: new Date().toISOString(),
-      };
+      return unavailableRecord(a, TimeoutError.isInstance(err) ? `health check timed out after ${healthTimeoutMs} ms` : err.message, started);
     } finally {
       done();
     }
+  };
+
+  /** The cached check, or a new one (shared by everyone asking while it runs). */
+  const healthCached = (a: ToolAdapter, refresh: boolean): Promise<HealthRecord> => {
+    const cached = healthChecks.get(a.id);
+    if (cached && (!cached.settled || (!refresh && Date.now() - cached.at < healthTtlMs))) return cached.promise;
+    const entry = { at: Date.now(), settled: false, promise: checkHealthNow(a) };
+    void entry.promise.then(() => {
+      entry.settled = true;
+      entry.at = Date.now();
+      // A check cut short by close() says nothing about the tool.
+      if (closed && healthChecks.get(a.id) === entry) healthChecks.delete(a.id);
+    });
+    healthChecks.set(a.id, entry);
+    return entry.promise;
+  };
+
+  const health = async (toolId: string, callOptions: HealthOptions = {}): Promise<LiveHealthRecord> => {
+    const a = adapterOf(toolId);
+    const bound = Math.min(callOptions.timeoutMs ?? healthTimeoutMs, healthTimeoutMs);
+    const started = performance.now();
+    const { ctx, done } = track(toolId, { signal: callOptions.signal, timeoutMs: bound }, `${a.name} health check`);
+    let record: HealthRecord;
+    try {
+      record = await raceAbort(healthCached(a, callOptions.refresh === true), ctx.signal);
+    } catch (e) {
+      const err = failureOf(e, ctx);
+      record = unavailableRecord(a, TimeoutError.isInstance(err) ? `health check timed out after ${bound} ms` : err.message, started);
+    } finally {
+      done();
+    }
+    return { ...record, load: limiters.get(toolId)!.load() };
   };
 
   const withContext = async <T>(toolId: string, what: string, callOptions: CallOptions | undefined, fn: (ctx: CallContext) => Promise<T>): Promise<T> =>
@@ -412,6 +522,7 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     connect,
     health,
     healthAll: (o) => Promise.all([...adapters.keys()].map((id) => health(id, o))),
+    load: (id) => limiters.get(adapterOf(id).id)!.load(),
     chat,
     stream,
     state: (id) => ({ ...stateOf(id) }),
@@ -424,4 +535,24 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
       await Promise.allSettled([...adapters.values()].map((a) => a.dispose?.()));
     },
   };
+}
+
+function createLimiters(adapters: readonly ToolAdapter[], options: ConcurrencyOptions = {}): Map<string, ConcurrencyLimiter> {
+  const { tools = {}, ...everyTool } = options;
+  for (const id of Object.keys(tools)) {
+    if (!adapters.some((a) => a.id === id)) throw new InvalidRequestError(`concurrency is set for unknown tool "${id}"`);
+  }
+  const limiters = new Map<string, ConcurrencyLimiter>();
+  for (const a of adapters) {
+    const limit = validateConcurrencyLimit(
+      { ...DEFAULT_CONCURRENCY[a.type], ...stripUndefined(everyTool), ...stripUndefined(tools[a.id] ?? {}) },
+      `concurrency of ${a.id}`,
+    );
+    limiters.set(a.id, new ConcurrencyLimiter(limit, { toolId: a.id, name: a.name }));
+  }
+  return limiters;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

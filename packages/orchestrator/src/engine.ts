@@ -3,6 +3,7 @@ import pTimeout from 'p-timeout';
 import {
   AbortedError,
   attemptReasonOf,
+  isBusyError,
   FallbackExhaustedError,
   InvalidRequestError,
   sleep,
@@ -118,8 +119,9 @@ export async function runFallback(
           fatal = error;
           throw new AbortError(error);
         }
-        // Auth, unavailable and other permanent failures: the next tool, at once.
-        if (!error.retryable) throw new AbortError(error);
+        // Auth, unavailable and other permanent failures: the next tool, at once. So too a
+        // busy tool (its queue is full): another tool can answer now, it cannot.
+        if (!error.retryable || isBusyError(error)) throw new AbortError(error);
         throw error;
       }
     };

@@ -91,6 +91,26 @@ describe('fallback chat: order and response', () => {
     expect(a.calls).toHaveLength(1);
   });
 
+  it('moves on at once from a busy tool (its queue is full), without retrying it', async () => {
+    const a = scriptedTool('a', { script: [{ hang: true }] });
+    const b = scriptedTool('b');
+    const registry = createRegistry({ adapters: [a.adapter, b.adapter], env: {}, concurrency: { maxConcurrent: 1, maxQueued: 0 } });
+    registries.push(registry);
+    const orchestrator = createOrchestrator(registry, { backoffBaseMs: 5, backoffMaxMs: 20 });
+    const controller = new AbortController();
+    const occupying = registry.chat('a', hello, { signal: controller.signal }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 10));
+    const response = await orchestrator.chat(hello, { providers: ['a', 'b'], retries: 2 });
+    expect(pick(response.attempts)).toEqual([
+      ['a', 0, 'execution', 'failed', 'unavailable'],
+      ['b', 0, 'execution', 'succeeded', undefined],
+    ]);
+    expect(response.attempts[0]!.message).toMatch(/busy/);
+    expect(a.calls).toHaveLength(1); // only the chat holding the slot
+    controller.abort();
+    await occupying;
+  });
+
   it('reports each recorded attempt to onAttempt, in order', async () => {
     const a = scriptedTool('a', { script: [{ error: new ProviderExecutionError('x', { toolId: 'a' }) }] });
     const b = scriptedTool('b');

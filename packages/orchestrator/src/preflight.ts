@@ -45,7 +45,8 @@ export async function preflight(
   let available: boolean;
   let why: string | undefined;
   try {
-    const tool = await raceAbort(registry.tool(toolId), signal);
+    // A record past its TTL still decides; the fresh probe runs beside the chat, not before it.
+    const tool = await raceAbort(registry.tool(toolId, { allowStale: true }), signal);
     available = tool.available;
     why = tool.reason;
   } catch (e) {
@@ -61,7 +62,7 @@ export async function preflight(
   if (state.auth?.authenticated === false && Date.now() - state.auth.observedAt > settings.authTrustMs && adapter.checkAuth) {
     const bound = Math.max(1, Math.floor(Math.min(settings.authRecheckTimeoutMs, remainingMs())));
     // A health check never throws; it refreshes the registry's auth (and usage) knowledge when it can tell.
-    await registry.health(toolId, { timeoutMs: bound, signal }).catch(() => undefined);
+    await registry.health(toolId, { timeoutMs: bound, signal, refresh: true }).catch(() => undefined);
     if (signal.aborted) throw signal.reason;
     state = registry.state(toolId);
   }

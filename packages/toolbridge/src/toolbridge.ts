@@ -7,9 +7,11 @@ import {
   type CallOptions,
   type ChatRequest,
   type ChatResponse,
+  type ConcurrencyOptions,
   type ConnectedTool,
+  type HealthOptions,
+  type LiveHealthRecord,
   type FallbackChatResponse,
-  type HealthRecord,
   type Tool,
   type ToolAdapter,
   type ToolbridgeConfig,
@@ -38,6 +40,14 @@ export interface ToolbridgeOptions {
   detectTimeoutMs?: number;
   /** Bound on one tool's health check (default 10 s). */
   healthTimeoutMs?: number;
+  /** How long a health record is reused (default 5 s); `checkHealth(id, { refresh: true })` checks again. */
+  healthTtlMs?: number;
+  /**
+   * Chats each tool may run at once and how many may wait for a slot (default: agents 4 running +
+   * 32 waiting, Ollama 8 + 128). A full queue is refused at once with a busy ToolUnavailableError
+   * carrying `retryAfterMs`. Top-level fields apply to every tool, `tools: { codex: {...} }` per tool.
+   */
+  concurrency?: ConcurrencyOptions;
   /** Backoff, rate-limit wait cap and auth re-check settings of the fallback chat. */
   orchestrator?: OrchestratorOptions;
 }
@@ -59,8 +69,8 @@ export interface Toolbridge {
   chatWith(toolId: string, request: ChatRequest, options?: CallOptions): Promise<ChatResponse>;
   configure(config: ToolbridgeConfig): ToolbridgeConfig;
   getConfig(): ToolbridgeConfig;
-  checkHealth(toolId: string, options?: CallOptions): Promise<HealthRecord>;
-  checkAllToolsHealth(options?: CallOptions): Promise<HealthRecord[]>;
+  checkHealth(toolId: string, options?: HealthOptions): Promise<LiveHealthRecord>;
+  checkAllToolsHealth(options?: HealthOptions): Promise<LiveHealthRecord[]>;
   /** Start a tool's login; InvalidRequestError for tools without one. */
   startAuth(toolId: string, options?: CallOptions): Promise<AuthStartResult>;
   /** Cancel in-flight calls (killing their processes) and end login flows. */
@@ -75,6 +85,8 @@ export function createToolbridge(options: ToolbridgeOptions = {}): Toolbridge {
     discoveryTtlMs: options.discoveryTtlMs,
     detectTimeoutMs: options.detectTimeoutMs,
     healthTimeoutMs: options.healthTimeoutMs,
+    healthTtlMs: options.healthTtlMs,
+    concurrency: options.concurrency,
   });
   if (options.config) registry.config.replace(options.config);
   const orchestrator = createOrchestrator(registry, options.orchestrator);
