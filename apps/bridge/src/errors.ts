@@ -40,6 +40,8 @@ export function sendError(res: Response, err: unknown): void {
   const { status, body } = envelopeOf(err);
   res.locals.errorCode = body.error.code;
   if (status === 401 && body.error.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer realm="toolbridge"');
+  // A busy tool or a rate limit says when to come back (HTTP wants whole seconds).
+  if (typeof body.error.retryAfterMs === 'number') res.setHeader('Retry-After', String(Math.ceil(body.error.retryAfterMs / 1000)));
   // 499 (client went away) is not a real HTTP status; nobody is listening anyway.
   res.status(status === 499 ? 400 : status).json(body);
 }

@@ -77,6 +77,18 @@ const responseSchemas = {
       version: { type: 'string' },
       latencyMs: { type: 'number' },
       checkedAt: { type: 'string', format: 'date-time' },
+      load: ref('ToolLoad'),
+    },
+  },
+  ToolLoad: {
+    type: 'object',
+    description: 'Chats of the tool running and waiting for a slot now, and the limits (live, never cached)',
+    required: ['active', 'queued', 'maxConcurrent', 'maxQueued'],
+    properties: {
+      active: { type: 'integer' },
+      queued: { type: 'integer' },
+      maxConcurrent: { type: 'integer' },
+      maxQueued: { type: 'integer' },
     },
   },
   AggregateHealth: {
@@ -143,6 +155,14 @@ const responseSchemas = {
   },
 };
 
+const refreshParam = {
+  name: 'refresh',
+  in: 'query',
+  required: false,
+  schema: { type: 'string', enum: ['true', 'false', '1', '0'] },
+  description: 'Probe again instead of using the short-lived cache',
+};
+
 const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), { description: ERROR_TEXT[s] ?? 'Error', content: json(ref('ErrorEnvelope')) }]));
 
@@ -155,7 +175,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: 'unsupported_media_type: bodies must be application/json',
   500: 'internal_error',
   502: 'provider_execution_failed',
-  503: 'tool_unavailable',
+  503: 'tool_unavailable (not installed, unreachable, shutting down, or busy: its concurrency queue is full; then `Retry-After` says when to retry)',
   504: 'timeout',
 };
 
@@ -212,25 +232,27 @@ export function buildOpenApiDocument(options: { version: string; configSchema: R
       '/health': {
         get: {
           operationId: 'getHealth',
-          summary: 'Health, auth state and usage windows of every tool (checked in parallel, each bounded)',
-          responses: { '200': { description: 'Aggregate health', content: json(ref('AggregateHealth')) } },
+          summary: 'Health, auth state and usage windows of every tool (checked in parallel, each bounded; reused for a few seconds)',
+          parameters: [refreshParam],
+          responses: { '200': { description: 'Aggregate health', content: json(ref('AggregateHealth')) }, ...errors(400) },
         },
       },
       '/health/{toolId}': {
         get: {
           operationId: 'getToolHealth',
           summary: 'Health of one tool',
-          parameters: [toolIdParam],
-          responses: { '200': { description: 'Health record', content: json(ref('HealthRecord')) }, ...errors(404) },
+          parameters: [toolIdParam, refreshParam],
+          responses: { '200': { description: 'Health record', content: json(ref('HealthRecord')) }, ...errors(400, 404) },
         },
       },
       '/discover': {
         get: {
           operationId: 'discover',
           summary: 'List the tools',
-          parameters: [{ name: 'refresh', in: 'query', required: false, schema: { type: 'boolean' }, description: 'Probe again instead of using the short-lived cache' }],
+          parameters: [refreshParam],
           responses: {
             '200': { description: 'Tools', content: json({ type: 'object', required: ['tools'], properties: { tools: { type: 'array', items: ref('Tool') } } }) },
+            ...errors(400),
           },
         },
       },

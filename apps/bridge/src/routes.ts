@@ -49,6 +49,14 @@ function resource(router: Router, path: string, handlers: Partial<Record<Method,
   });
 }
 
+/** `?refresh=true` (or `1`) skips the short-lived caches of /discover and /health. */
+function refreshOf(req: Request): boolean {
+  const value = req.query.refresh;
+  if (value === undefined || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1' || value === '') return true;
+  throw new InvalidRequestError(`query parameter "refresh" must be true or false (got ${JSON.stringify(value).slice(0, 100)})`);
+}
+
 /** Aborts when the client goes away before the response is complete: the tool's process is then killed. */
 function clientSignal(res: Response): AbortSignal {
   const controller = new AbortController();
@@ -140,8 +148,8 @@ export function createNativeRouter(ctx: RouteContext): Router {
   });
 
   resource(router, '/health', {
-    get: async (_req, res) => {
-      const tools = await toolbridge.checkAllToolsHealth({ timeoutMs: options.healthTimeoutMs, signal: clientSignal(res) });
+    get: async (req, res) => {
+      const tools = await toolbridge.checkAllToolsHealth({ timeoutMs: options.healthTimeoutMs, signal: clientSignal(res), refresh: refreshOf(req) });
       res.json({ status: 'ok', version: ctx.version, uptimeMs: Math.round(performance.now() - ctx.startedAt), tools });
     },
   });
@@ -149,13 +157,14 @@ export function createNativeRouter(ctx: RouteContext): Router {
   resource(router, '/health/:toolId', {
     get: async (req, res) => {
       const toolId = knownTool(req, res);
-      res.json(await toolbridge.checkHealth(toolId, { timeoutMs: options.healthTimeoutMs, signal: clientSignal(res) }));
+      const refresh = refreshOf(req);
+      res.json(await toolbridge.checkHealth(toolId, { timeoutMs: options.healthTimeoutMs, signal: clientSignal(res), refresh }));
     },
   });
 
   resource(router, '/discover', {
     get: async (req, res) => {
-      const refresh = req.query.refresh === 'true' || req.query.refresh === '1';
+      const refresh = refreshOf(req);
       res.json({ tools: await toolbridge.discover({ refresh }) });
     },
   });

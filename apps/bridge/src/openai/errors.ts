@@ -1,4 +1,4 @@
-import { RateLimitError, ToolbridgeError } from '@toolbridge/core';
+import { retryAfterMsOf, ToolbridgeError } from '@toolbridge/core';
 import type { Response } from 'express';
 
 /** OpenAI's error object: what every OpenAI client parses from a failed call. */
@@ -118,12 +118,10 @@ export function toOpenAIError(error: unknown): OpenAIErrorResponse {
   const headers: Record<string, string> = {
     'x-should-retry': String(error.retryable && error.code !== 'timeout'),
   };
-  if (RateLimitError.isInstance(error)) {
-    const wait = (error as RateLimitError).waitMs();
-    if (wait !== undefined) {
-      headers['retry-after'] = String(Math.ceil(wait / 1000));
-      headers['retry-after-ms'] = String(Math.round(wait));
-    }
+  const wait = retryAfterMsOf(error);
+  if (wait !== undefined) {
+    headers['retry-after'] = String(Math.ceil(wait / 1000));
+    headers['retry-after-ms'] = String(Math.round(wait));
   }
   const code = error.code === 'tool_not_found' ? 'model_not_found' : error.code;
   return {
