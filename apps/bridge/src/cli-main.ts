@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { InvalidRequestError, type ConcurrencyOptions } from '@toolbridge/core';
 import { createToolbridge, type Toolbridge } from 'toolbridge';
 import { formatDoctor } from './doctor.js';
 import { DEFAULT_HOST, DEFAULT_PORT, type BridgeOptions } from './options.js';
@@ -19,6 +20,10 @@ Options for serve:
   --allow-origin <o>    Allow browser calls from this origin, e.g. http://localhost:3000 (repeatable)
   --allow-host <h>      Accept this Host header name besides loopback ones (repeatable)
   --body-limit <size>   Largest request body, e.g. 1mb (default 1mb)
+  --max-concurrent <n>  Chats a tool may run at once: n for every tool, or tool=n (repeatable)
+                        (default: 4 per agent, 8 for Ollama)
+  --max-queued <n>      Chats that may wait for a slot, same forms (default: 32 per agent, 128 for Ollama);
+                        beyond that a chat is refused at once with 503 and Retry-After
   --quiet               Do not write request logs to stderr
 
 Options for doctor:
@@ -49,6 +54,8 @@ const serveOptions = {
   'allow-origin': { type: 'string', multiple: true },
   'allow-host': { type: 'string', multiple: true },
   'body-limit': { type: 'string' },
+  'max-concurrent': { type: 'string', multiple: true },
+  'max-queued': { type: 'string', multiple: true },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -81,6 +88,23 @@ function signalShutdown(): Promise<string> {
   });
 }
 
+/** `--max-concurrent 2 --max-concurrent codex=1` into the library's concurrency options. */
+export function concurrencyFromArgs(maxConcurrent: readonly string[] = [], maxQueued: readonly string[] = []): ConcurrencyOptions | undefined {
+  const options: ConcurrencyOptions = {};
+  const apply = (flag: string, field: 'maxConcurrent' | 'maxQueued', values: readonly string[], min: number) => {
+    for (const value of values) {
+      const m = /^(?:([A-Za-z0-9._-]+)=)?(\d+)$/.exec(value.trim());
+      const n = m ? Number(m[2]) : NaN;
+      if (!m || n < min || n > 100_000) throw new UsageError(`--${flag} must be a number ≥ ${min} or tool=number (got "${value}")`);
+      if (m[1]) ((options.tools ??= {})[m[1]] ??= {})[field] = n;
+      else options[field] = n;
+    }
+  };
+  apply('max-concurrent', 'maxConcurrent', maxConcurrent, 1);
+  apply('max-queued', 'maxQueued', maxQueued, 0);
+  return Object.keys(options).length > 0 ? options : undefined;
+}
+
 async function serve(args: string[], io: CliIo): Promise<number> {
   const v = parse(args, serveOptions);
   if (v.help) {
@@ -92,6 +116,8 @@ async function serve(args: string[], io: CliIo): Promise<number> {
     if (!/^\d+$/.test(v.port) || Number(v.port) > 65535) throw new UsageError(`--port must be a number from 0 to 65535 (got "${v.port}")`);
     port = Number(v.port);
   }
+  const concurrency = concurrencyFromArgs(v['max-concurrent'], v['max-queued']);
+  if (concurrency && io.toolbridge) throw new UsageError('--max-concurrent/--max-queued cannot apply to a toolbridge instance given by the caller');
   const options: BridgeOptions = {
     port,
     host: v.host ?? DEFAULT_HOST,
@@ -99,6 +125,7 @@ async function serve(args: string[], io: CliIo): Promise<number> {
     allowedOrigins: v['allow-origin'],
     allowedHosts: v['allow-host'],
     ...(v['body-limit'] !== undefined ? { bodyLimit: v['body-limit'] } : {}),
+    ...(io.toolbridge ? {} : { toolbridgeOptions: { env: io.env, ...(concurrency ? { concurrency } : {}) } }),
     logger: v.quiet ? false : (entry) => io.stderr(JSON.stringify(entry) + '\n'),
     ...(io.toolbridge ? { toolbridge: io.toolbridge } : {}),
   };
@@ -110,7 +137,7 @@ async function serve(args: string[], io: CliIo): Promise<number> {
     if (err.code === 'EADDRINUSE') io.stderr(`toolbridge: port ${port} is already in use (try --port 0)\n`);
     else if (err.code === 'EADDRNOTAVAIL') io.stderr(`toolbridge: cannot bind ${options.host}: no such local address\n`);
     else io.stderr(`toolbridge: ${err.message.replace(/^toolbridge bridge: /, '')}\n`);
-    return err.message.includes('refusing') || err.message.startsWith('toolbridge bridge:') ? 2 : 1;
+    return err.message.includes('refusing') || err.message.startsWith('toolbridge bridge:') || InvalidRequestError.isInstance(err) ? 2 : 1;
   }
   io.stdout(`listening on ${running.url}\n`);
   io.onListening?.(running);

@@ -42,6 +42,8 @@ describe('toolbridge command', () => {
     [['serve', 'extra'], /positional/i],
     [['frobnicate'], /unknown command "frobnicate"/],
     [['doctor', '--jsn'], /Unknown option '--jsn'/],
+    [['serve', '--max-concurrent', '0'], /--max-concurrent must be a number ≥ 1 or tool=number \(got "0"\)/],
+    [['serve', '--max-queued', 'codex=lots'], /--max-queued must be a number ≥ 0 or tool=number/],
   ])('%j is a usage error: message and exit 2', async (argv, message) => {
     const c = capture();
     expect(await runCli(argv, c.io)).toBe(2);
@@ -101,6 +103,25 @@ describe('toolbridge command', () => {
     expect(second.stderr()).toMatch(/already in use/);
     first.stop();
     await exit;
+  });
+
+  it('serve --max-concurrent/--max-queued set the limits, for every tool or per tool', async () => {
+    const c = capture();
+    const { toolbridge: _given, ...io } = c.io;
+    const exit = runCli(['serve', '--port', '0', '--quiet', '--max-concurrent', '2', '--max-concurrent', 'ollama=5', '--max-queued', '0'], io);
+    const running = await c.listening;
+    const health = (await (await fetch(`${running.url}/health`)).json()) as { tools: Array<{ toolId: string; load: unknown }> };
+    const load = Object.fromEntries(health.tools.map((t) => [t.toolId, t.load]));
+    expect(load.codex).toEqual({ maxConcurrent: 2, maxQueued: 0, active: 0, queued: 0 });
+    expect(load['claude-code']).toEqual({ maxConcurrent: 2, maxQueued: 0, active: 0, queued: 0 });
+    expect(load.ollama).toEqual({ maxConcurrent: 5, maxQueued: 0, active: 0, queued: 0 });
+    c.stop();
+    expect(await exit).toBe(0);
+
+    const unknown = capture();
+    const { toolbridge: _g2, ...io2 } = unknown.io;
+    expect(await runCli(['serve', '--port', '0', '--max-concurrent', 'nope=2'], io2)).toBe(2);
+    expect(unknown.stderr()).toMatch(/concurrency is set for unknown tool "nope"/);
   });
 
   it('doctor prints a table of tools: installed, version, auth, usage windows', async () => {

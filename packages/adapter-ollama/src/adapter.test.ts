@@ -262,6 +262,29 @@ describe('failures', () => {
     expect(error.message).toMatch(/without the final chunk/);
   });
 
+  it('a server that never stops answering is cut off at maxResponseBytes and the request closed', async () => {
+    fake.set('/api/chat', { kind: 'flood' });
+    const small = createOllamaAdapter({ maxResponseBytes: 2 * 1024 * 1024 });
+    const error = await small.chat(hello, ctxFor()).catch((e) => e);
+    expect(error).toBeInstanceOf(ProviderExecutionError);
+    expect(error.message).toBe(`Ollama sent more than ${2 * 1024 * 1024} bytes; the answer was cut off`);
+    await waitFor(() => chatRequests()[0]?.closedEarly === true);
+  });
+
+  it('a flood through the default bound (32 MiB) fails the same way', async () => {
+    fake.set('/api/chat', { kind: 'flood' });
+    const error = await adapter.chat(hello, ctxFor()).catch((e) => e);
+    expect(error).toBeInstanceOf(ProviderExecutionError);
+    expect(error.message).toMatch(/more than 33554432 bytes/);
+  });
+
+  it('a huge body where a small JSON answer belongs is refused without reading it all', async () => {
+    fake.set('/api/version', { kind: 'huge', bytes: 8 * 1024 * 1024 });
+    const detected = await adapter.detect(ctxFor());
+    expect(detected.available).toBe(false);
+    expect(detected.reason).toMatch(/answered with more than 4194304 bytes; is this an Ollama server\?/);
+  });
+
   it('connection refused: ToolUnavailableError (503) naming the URL', async () => {
     const port = await closedPort();
     const error = await adapter.chat({ ...hello, model: 'qwen3:14b' }, ctxFor({ ollamaHost: `http://127.0.0.1:${port}` })).catch((e) => e);

@@ -29,6 +29,8 @@ export interface OllamaAdapterOptions {
    * the call's own deadline already bounds the whole request.
    */
   firstByteTimeoutMs?: number;
+  /** Bound on one answer's bytes as Ollama streams it (default 32 MiB); beyond it the call fails with ProviderExecutionError. */
+  maxResponseBytes?: number;
 }
 
 const configSchema: Record<string, ConfigKeySchema> = {
@@ -65,6 +67,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
     fetch: options.fetch ?? globalThis.fetch,
     baseUrl: resolveBaseUrl(ctx.config),
     firstByteTimeoutMs: options.firstByteTimeoutMs,
+    maxResponseBytes: options.maxResponseBytes,
   });
 
   const resolveModel = async (requested: string | undefined, conn: Connection, ctx: CallContext): Promise<string> => {

@@ -18,6 +18,34 @@ export interface Connection {
   baseUrl: string;
   /** Bound on the wait for response headers of a streaming call; none when undefined. */
   firstByteTimeoutMs?: number;
+  /** Bound on a streamed answer's bytes (default 32 MiB). */
+  maxResponseBytes?: number;
+}
+
+/** Bound on the small JSON bodies (version, model list, errors): whatever answers on Ollama's port cannot flood us. */
+const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
+
+/** The body as text, at most `maxBytes` of it; `undefined` when it is longer (the rest is not read). */
+async function boundedText(res: Response, maxBytes: number): Promise<string | undefined> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => {});
+        return undefined;
+      }
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** One NDJSON object of `/api/chat` or `/api/generate`. */
@@ -40,12 +68,15 @@ async function send(conn: Connection, path: string, init: { method: string; body
 /** GET a JSON object (`/api/version`, `/api/tags`). */
 export async function getJson(conn: Connection, path: string, signal: AbortSignal): Promise<Record<string, unknown>> {
   const res = await send(conn, path, { method: 'GET' }, signal);
-  let text: string;
+  let text: string | undefined;
   try {
-    text = await res.text();
+    text = await boundedText(res, MAX_JSON_BODY_BYTES);
   } catch (e) {
     if (signal.aborted) throw abortFailure(signal);
     throw streamFailure(e, conn.baseUrl);
+  }
+  if (text === undefined) {
+    throw new ProviderExecutionError(`${conn.baseUrl}${path} answered with more than ${MAX_JSON_BODY_BYTES} bytes; is this an Ollama server?`, { toolId: TOOL_ID });
   }
   if (!res.ok) throw httpFailure(res.status, res.headers, text, path);
   let value: unknown;
@@ -117,7 +148,8 @@ export async function* postStream(
     if (!res.ok) {
       let text = '';
       try {
-        text = await res.text();
+        // An error body longer than this is not a message anyone can read.
+        text = (await boundedText(res, 64 * 1024)) ?? '';
       } catch (e) {
         if (signal.aborted) throw abortFailure(signal);
       }
@@ -128,7 +160,7 @@ export async function* postStream(
     if (!res.body) throw new ProviderExecutionError(`Ollama ${path} answered without a body`, { toolId: TOOL_ID });
     let sawDone = false;
     try {
-      for await (const chunk of readNdjson(res.body, { toolId: TOOL_ID })) {
+      for await (const chunk of readNdjson(res.body, { toolId: TOOL_ID, maxBytes: conn.maxResponseBytes })) {
         if (sawDone) continue;
         if (chunk.error !== undefined) throw streamErrorFailure(chunk.error);
         yield chunk;

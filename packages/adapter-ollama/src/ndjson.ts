@@ -4,7 +4,12 @@ export interface NdjsonOptions {
   toolId: string;
   /** A line longer than this (in characters) is refused rather than buffered forever. */
   maxLineChars?: number;
+  /** A body longer than this (in bytes) is cut off: a runaway server must not fill our memory. */
+  maxBytes?: number;
 }
+
+/** Default bound on one streamed answer, as for the CLI tools' output. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 /**
  * Parse a byte stream of newline-delimited JSON objects as it arrives.
@@ -16,6 +21,8 @@ export async function* readNdjson(
   options: NdjsonOptions,
 ): AsyncGenerator<Record<string, unknown>, void, undefined> {
   const maxLineChars = options.maxLineChars ?? 8 * 1024 * 1024;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  let received = 0;
   const reader = body.getReader();
   const decoder = new TextDecoder('utf-8');
   let buffer = '';
@@ -38,6 +45,10 @@ export async function* readNdjson(
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
+      received += value.byteLength;
+      if (received > maxBytes) {
+        throw new ProviderExecutionError(`Ollama sent more than ${maxBytes} bytes; the answer was cut off`, { toolId: options.toolId });
+      }
       buffer += decoder.decode(value, { stream: true });
       let newline: number;
       while ((newline = buffer.indexOf('\n')) >= 0) {

@@ -27,7 +27,11 @@ export type FakeBehaviour =
   /** Read the request, then destroy the socket without answering (a reset before the response). */
   | { kind: 'reset' }
   /** Answer normally but write the body `bytes` bytes at a time (splits lines and UTF-8 characters). */
-  | { kind: 'trickle'; bytes: number };
+  | { kind: 'trickle'; bytes: number }
+  /** Stream answer chunks without end (a runaway server), as fast as the client reads. */
+  | { kind: 'flood' }
+  /** Answer a GET with a JSON body of this many bytes. */
+  | { kind: 'huge'; bytes: number };
 
 export type FakeRoute = '/api/version' | '/api/tags' | '/api/chat' | '/api/generate';
 
@@ -191,6 +195,13 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
       case 'stall':
         for (const l of body_.slice(0, behaviour.afterChunks)) await write(l);
         return; // The response stays open until the client goes away.
+      case 'flood': {
+        const line = Buffer.from(body_[0]!.repeat(512));
+        while (!rec.closedEarly && !res.destroyed) {
+          if (!res.write(line)) await new Promise((r) => res.once('drain', r).once('close', r));
+        }
+        return;
+      }
       default:
         for (const l of lines) {
           if (rec.closedEarly) return;
@@ -227,6 +238,11 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     }
     if (behaviour.kind === 'status') {
       sendJson(res, behaviour.status, { error: behaviour.error }, behaviour.headers);
+      return;
+    }
+    if (behaviour.kind === 'huge') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ version: 'x'.repeat(behaviour.bytes) }));
       return;
     }
     if (path === '/api/version' && req.method === 'GET') {
