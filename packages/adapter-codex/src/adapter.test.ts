@@ -16,9 +16,8 @@ import {
   type StreamEvent,
   type ToolbridgeConfig,
 } from '@toolbridge/core';
-import { makeTempDir, pathWithout, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { makeTempDir, pathWithout, pidAlive, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
 import { buildExecArgs, createCodexAdapter, parseLoginStatus, type CodexAdapterOptions } from './adapter.js';
-import { livePids } from './testing/proc-scan.js';
 import { capture, CAPTURES_DIR, fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -182,7 +181,7 @@ describe('no process outlives a run', () => {
     const pids = await readPids(pidFile);
     expect(pids).toHaveLength(1);
     // Already dead when chat() returns. (A zombie counts as dead: reaping orphans is init's job.)
-    expect(livePids(pids)).toEqual([]);
+    expect(pids.filter(pidAlive)).toEqual([]);
   });
 });
 

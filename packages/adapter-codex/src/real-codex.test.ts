@@ -10,10 +10,9 @@ import {
   type StreamEvent,
   type ToolRegistry,
 } from '@toolbridge/core';
-import { makeTempDir, pathWith, realCliBinDir, waitFor } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '@toolbridge/test-suite';
 import { createCodexAdapter } from './adapter.js';
 import { startMockResponsesServer, type MockResponsesServer } from './testing/mock-responses-server.js';
-import { processesWithEnv } from './testing/proc-scan.js';
 
 /**
  * The real, pinned `codex` (installed by `pnpm clis`) driven end to end

@@ -194,7 +194,7 @@ export function attemptReasonOf(error: ToolbridgeError): AttemptReason {
     case 'timeout':
       return 'timeout';
     case 'tool_unavailable':
-      return 'unavailable';
+      return error.details?.busy === true ? 'busy' : 'unavailable';
     case 'tool_auth_required':
       return 'unauthenticated';
     case 'rate_limited':

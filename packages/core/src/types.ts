@@ -80,6 +80,8 @@ export type AttemptOutcome = 'skipped' | 'failed' | 'succeeded';
 export type AttemptReason =
   | 'timeout'
   | 'unavailable'
+  /** The tool's concurrency queue was full. */
+  | 'busy'
   | 'unauthenticated'
   | 'rate_limited'
   | 'quota_exceeded'

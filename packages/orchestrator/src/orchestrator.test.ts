@@ -102,10 +102,10 @@ describe('fallback chat: order and response', () => {
     await new Promise((r) => setTimeout(r, 10));
     const response = await orchestrator.chat(hello, { providers: ['a', 'b'], retries: 2 });
     expect(pick(response.attempts)).toEqual([
-      ['a', 0, 'execution', 'failed', 'unavailable'],
+      ['a', 0, 'execution', 'failed', 'busy'],
       ['b', 0, 'execution', 'succeeded', undefined],
     ]);
-    expect(response.attempts[0]!.message).toMatch(/busy/);
+    expect(response.attempts[0]!.message).toMatch(/^Tool a is busy/);
     expect(a.calls).toHaveLength(1); // only the chat holding the slot
     controller.abort();
     await occupying;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir, pathWithout, writeFakeBin } from './fake-bin.js';
 import { startFakeOllama, type FakeOllama, type FakeOllamaOptions } from './fake-ollama.js';
+import { processesWithEnv } from './processes.js';
 
 /** Raw stdout/stderr of the real CLIs, recorded byte for byte (see captures/README.md). */
 export const CAPTURES_DIR = fileURLToPath(new URL('../captures/', import.meta.url));
@@ -25,13 +26,20 @@ interface Route {
   exitCode?: number;
   /** Print, then never exit (a login server waiting for the browser, a stuck run). */
   hang?: boolean;
+  /** Also start a child that never exits, in the same process group (a tool's helper). */
+  child?: boolean;
+  /** After stdout, print this line again and again, never exiting (a runaway tool). */
+  floodLine?: string;
   /** Milliseconds between stdout lines. */
   delayMs?: number;
 }
 
 export type FakeCli = 'codex' | 'claude' | 'opencode';
-/** `ok`, logged out, a failing run, a run that never ends, a slow (streaming) run. */
-export type FakeMode = 'ok' | 'logged_out' | 'fail' | 'hang' | 'slow';
+/**
+ * `ok`, logged out, a failing run, a run that never ends, one that never ends and has a
+ * helper child, a slow (streaming) run, a run that prints without end.
+ */
+export type FakeMode = 'ok' | 'logged_out' | 'fail' | 'hang' | 'hang-tree' | 'slow' | 'flood';
 
 /** What each fake CLI answers, by argv prefix and the mode in `<bin>.mode`. */
 const ROUTES: Record<FakeCli, Route[]> = {
@@ -42,6 +50,13 @@ const ROUTES: Record<FakeCli, Route[]> = {
     { argv: ['login'], stderrFile: cap('codex-login-notty.err'), hang: true },
     { argv: ['exec'], mode: 'fail', stdoutFile: cap('codex-err.out'), stderrFile: cap('codex-err.err'), exitCode: 1 },
     { argv: ['exec'], mode: 'hang', stdout: '{"type":"thread.started","thread_id":"t"}\n{"type":"turn.started"}\n', hang: true },
+    { argv: ['exec'], mode: 'hang-tree', stdout: '{"type":"thread.started","thread_id":"t"}\n', hang: true, child: true },
+    {
+      argv: ['exec'],
+      mode: 'flood',
+      stdout: '{"type":"thread.started","thread_id":"t"}\n{"type":"turn.started"}\n',
+      floodLine: '{"type":"item.completed","item":{"id":"item_0","type":"reasoning","text":"thinking..."}}\n',
+    },
     { argv: ['exec'], mode: 'slow', stdoutFile: cap('codex-mock.out'), stderrFile: cap('codex-mock.err'), delayMs: 300 },
     { argv: ['exec'], stdoutFile: cap('codex-mock.out'), stderrFile: cap('codex-mock.err') },
   ],
@@ -52,6 +67,7 @@ const ROUTES: Record<FakeCli, Route[]> = {
     { argv: ['auth', 'status'], stdoutFile: cap('claude-auth-status-apikey.out') },
     { argv: ['-p'], mode: 'logged_out', stdoutFile: cap('claude-p-stream.out'), exitCode: 1 },
     { argv: ['-p'], mode: 'hang', hang: true },
+    { argv: ['-p'], mode: 'hang-tree', hang: true, child: true },
     { argv: ['-p'], stdoutFile: cap('claude-mock-stream.out') },
   ],
   opencode: [
@@ -60,6 +76,7 @@ const ROUTES: Record<FakeCli, Route[]> = {
     { argv: ['auth', 'list'], stdoutFile: cap('opencode-auth-list.out') },
     { argv: ['run'], mode: 'fail', stdoutFile: cap('oc-err.out'), stderrFile: cap('oc-err.err'), exitCode: 1 },
     { argv: ['run'], mode: 'hang', hang: true },
+    { argv: ['run'], mode: 'hang-tree', hang: true, child: true },
     { argv: ['run'], stdoutFile: cap('oc-mock.out') },
   ],
 };
@@ -84,7 +101,13 @@ const run = async () => {
     process.stdout.write(line);
     if (route.delayMs) await new Promise((r) => setTimeout(r, route.delayMs));
   }
-  if (route.hang) setInterval(() => {}, 1000);
+  if (route.child) require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  if (route.floodLine) {
+    const chunk = route.floodLine.repeat(256);
+    const more = () => { while (process.stdout.write(chunk)); };
+    process.stdout.on('drain', more);
+    more();
+  } else if (route.hang) setInterval(() => {}, 1000);
   else process.exitCode = route.exitCode || 0;
 };
 // Login and probe commands do not read stdin; agents read the prompt until EOF.
@@ -109,6 +132,8 @@ export interface FakeMachine {
   setMode(bin: FakeCli, mode: FakeMode): Promise<void>;
   /** Every run of a fake so far. */
   runs(bin: FakeCli): Promise<FakeRun[]>;
+  /** Pids of every process running with this machine's environment (fake tools and their children), now. */
+  livePids(): number[];
   cleanup(): Promise<void>;
 }
 
@@ -144,6 +169,7 @@ export async function makeFakeMachine(
     env,
     ollama,
     setMode: (bin, mode) => writeFile(path.join(binDir, `${bin}.mode`), mode),
+    livePids: () => processesWithEnv(`HOME=${home}`),
     async runs(bin) {
       const text = await readFile(path.join(binDir, `${bin}.log`), 'utf8').catch(() => '');
       return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as FakeRun);

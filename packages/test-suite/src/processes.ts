@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Whether a process with this pid still runs. A zombie counts as gone: it has
@@ -17,6 +17,26 @@ export function pidAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Pids of live processes (zombies excluded) whose environment holds `needle`
+ * exactly, e.g. `HOME=/tmp/machine-x/home`: finds a tool's descendants whatever
+ * their command lines, including ones killed before they could say who they
+ * were. This process is never included. Linux only (`/proc`).
+ */
+export function processesWithEnv(needle: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (/\) Z /.test(readFileSync(`/proc/${name}/stat`, 'latin1'))) continue;
+      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(needle)) pids.push(Number(name));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids;
 }
 
 /** Wait until none of `pids` exists; resolves to the ones still alive after `timeoutMs`. */
