@@ -2,6 +2,7 @@ import {
   AbortedError,
   InvalidRequestError,
   ProviderExecutionError,
+  quoted,
   toChatResponse,
   ToolNotFoundError,
   type StreamEvent,
@@ -54,7 +55,7 @@ function refreshOf(req: Request): boolean {
   const value = req.query.refresh;
   if (value === undefined || value === 'false' || value === '0') return false;
   if (value === 'true' || value === '1' || value === '') return true;
-  throw new InvalidRequestError(`query parameter "refresh" must be true or false (got ${JSON.stringify(value).slice(0, 100)})`);
+  throw new InvalidRequestError(`query parameter "refresh" must be true or false (got ${quoted(JSON.stringify(value))})`);
 }
 
 /** Aborts when the client goes away before the response is complete: the tool's process is then killed. */

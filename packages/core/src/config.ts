@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { InvalidRequestError } from './errors.js';
+import { quoted } from './text.js';
 
 /** Process-level provider config. Keys are owned by adapters (see DESIGN.md). */
 export type ToolbridgeConfig = Record<string, unknown>;
@@ -41,7 +42,7 @@ function describe(error: ErrorObject, source: string): string {
   switch (error.keyword) {
     case 'additionalProperties': {
       const extra = (error.params as { additionalProperty: string }).additionalProperty;
-      return `${source} key "${extra}" is not a known config key`;
+      return `${source} key ${quoted(extra)} is not a known config key`;
     }
     case 'type':
       return key ? `${source} key "${key}" must be ${article((error.params as { type: string }).type)}` : `${source} must be a JSON object`;

@@ -1,3 +1,4 @@
+import { quoted } from './text.js';
 import type { Attempt, AttemptReason, ErrorEnvelope } from './types.js';
 
 /**
@@ -85,7 +86,7 @@ export class ToolNotFoundError extends ToolbridgeError {
   protected static override readonly marker = markerOf('ToolNotFoundError');
   constructor(toolId: string, options?: ToolbridgeErrorOptions & { known?: string[] }) {
     const known = options?.known?.length ? ` (known tools: ${options.known.join(', ')})` : '';
-    super('tool_not_found', 404, `Tool "${toolId}" is not supported${known}`, { ...options, toolId });
+    super('tool_not_found', 404, `Tool ${quoted(toolId)} is not supported${known}`, { ...options, toolId: toolId.slice(0, 200) });
   }
 }
 

@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { InvalidRequestError } from './errors.js';
+import { quoted } from './text.js';
 import type { ChatRequest } from './types.js';
 
 /** JSON Schemas of request bodies; the bridge publishes the same ones in its OpenAPI document. */
@@ -40,7 +41,7 @@ export function describeSchemaError(validate: ValidateFunction, subject = 'reque
     case 'required':
       return `${subject} is missing required field "${(err.params as { missingProperty: string }).missingProperty}"${err.instancePath ? ` in ${where}` : ''}`;
     case 'additionalProperties':
-      return `${where === subject ? subject : where} has unknown field "${(err.params as { additionalProperty: string }).additionalProperty}"`;
+      return `${where === subject ? subject : where} has unknown field ${quoted((err.params as { additionalProperty: string }).additionalProperty)}`;
     case 'enum':
       return `${where} must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'type':

@@ -1,4 +1,4 @@
-import { retryAfterMsOf, ToolbridgeError } from '@toolbridge/core';
+import { quoted, retryAfterMsOf, ToolbridgeError } from '@toolbridge/core';
 import type { Response } from 'express';
 
 /** OpenAI's error object: what every OpenAI client parses from a failed call. */
@@ -36,7 +36,7 @@ export class OpenAIRequestError extends Error {
 export function modelNotFound(modelId: string, detail?: string): OpenAIRequestError {
   return new OpenAIRequestError(
     404,
-    `The model "${modelId}" does not exist${detail ? `: ${detail}` : ''}. GET /v1/models lists the available ids.`,
+    `The model ${quoted(modelId)} does not exist${detail ? `: ${detail}` : ''}. GET /v1/models lists the available ids.`,
     'model',
     'model_not_found',
   );

@@ -1,5 +1,5 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import { AbortedError, ProviderExecutionError, ToolUnavailableError, type ChatRequest, type ChatResult } from '@toolbridge/core';
+import { AbortedError, ProviderExecutionError, quoted, ToolUnavailableError, type ChatRequest, type ChatResult } from '@toolbridge/core';
 import type { Toolbridge } from 'toolbridge';
 import { chunkFactory, toChatCompletion } from './completions.js';
 import { fromExposedHttpError } from '../http-errors.js';
@@ -62,7 +62,7 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
     const body = parseChatCompletionRequest(req.body);
     if (body.stream) res.locals.stream = true;
     const { toolId, model } = parseModelId(body.model);
-    if (!registry.has(toolId)) throw modelNotFound(body.model, `no tool is called "${toolId}"`);
+    if (!registry.has(toolId)) throw modelNotFound(body.model, `no tool is called ${quoted(toolId)}`);
     res.locals.toolId = toolId;
 
     const tool = await registry.tool(toolId);
@@ -70,7 +70,7 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
     // Runtimes list every model they have; agents list only configured ones and accept others.
     if (model && tool.capabilities.includes('model-list') && !listsModel(tool, model)) {
       const known = modelIdsOf(tool).slice(1);
-      throw modelNotFound(body.model, `${tool.name} has no model "${model}"${known.length ? ` (available: ${known.join(', ')})` : ''}`);
+      throw modelNotFound(body.model, `${tool.name} has no model ${quoted(model)}${known.length ? ` (available: ${known.join(', ')})` : ''}`);
     }
 
     const request: ChatRequest = {
