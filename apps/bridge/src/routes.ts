@@ -1,5 +1,4 @@
 import {
-  AbortedError,
   InvalidRequestError,
   ProviderExecutionError,
   quoted,
@@ -8,17 +7,15 @@ import {
   type StreamEvent,
 } from '@toolbridge/core';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import type { FallbackStreamEvent, Toolbridge } from 'toolbridge';
+import type { FallbackStreamEvent } from 'toolbridge';
 import { envelopeOf, httpError } from './errors.js';
 import type { ResolvedOptions } from './options.js';
 import { parseAuthBody, parseFallbackChatBody, parseToolChatBody } from './schemas.js';
 import { SseWriter } from './sse.js';
+import { clientSignal, discoverBody, healthBody, toolHealthBody, type ReadContext } from './reads.js';
 
-export interface RouteContext {
-  toolbridge: Toolbridge;
+export interface RouteContext extends ReadContext {
   options: ResolvedOptions;
-  version: string;
-  startedAt: number;
   openapi: Record<string, unknown>;
 }
 
@@ -58,14 +55,6 @@ function refreshOf(req: Request): boolean {
   throw new InvalidRequestError(`query parameter "refresh" must be true or false (got ${quoted(JSON.stringify(value))})`);
 }
 
-/** Aborts when the client goes away before the response is complete: the tool's process is then killed. */
-function clientSignal(res: Response): AbortSignal {
-  const controller = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) controller.abort(new AbortedError('the client disconnected'));
-  });
-  return controller.signal;
-}
 
 interface SseFrame {
   event: string;
@@ -150,23 +139,20 @@ export function createNativeRouter(ctx: RouteContext): Router {
 
   resource(router, '/health', {
     get: async (req, res) => {
-      const tools = await toolbridge.checkAllToolsHealth({ timeoutMs: options.healthTimeoutMs, signal: clientSignal(res), refresh: refreshOf(req) });
-      res.json({ status: 'ok', version: ctx.version, uptimeMs: Math.round(performance.now() - ctx.startedAt), tools });
+      res.json(await healthBody(ctx, refreshOf(req), clientSignal(res)));
     },
   });
 
   resource(router, '/health/:toolId', {
     get: async (req, res) => {
       const toolId = knownTool(req, res);
-      const refresh = refreshOf(req);
-      res.json(await toolbridge.checkHealth(toolId, { timeoutMs: options.healthTimeoutMs, signal: clientSignal(res), refresh }));
+      res.json(await toolHealthBody(ctx, toolId, refreshOf(req), clientSignal(res)));
     },
   });
 
   resource(router, '/discover', {
     get: async (req, res) => {
-      const refresh = refreshOf(req);
-      res.json({ tools: await toolbridge.discover({ refresh }) });
+      res.json(await discoverBody(ctx, refreshOf(req)));
     },
   });
 

@@ -67,7 +67,9 @@ export function originCheck(options: Pick<ResolvedOptions, 'allowedOrigins'>): R
       return next(httpError('forbidden', 403, `Origin ${JSON.stringify(origin)} is not allowed (allow it with --allow-origin)`));
     }
     res.setHeader('Access-Control-Allow-Origin', origin);
-    res.append('Vary', 'Origin');
+    // Not res.append: the fast read path runs this check on a plain ServerResponse.
+    const vary = res.getHeader('Vary');
+    if (!String(vary ?? '').split(/\s*,\s*/).includes('Origin')) res.setHeader('Vary', vary ? `${String(vary)}, Origin` : 'Origin');
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
       res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
       res.setHeader('Access-Control-Allow-Headers', allowedRequestHeaders(req.headers['access-control-request-headers']));

@@ -6,6 +6,7 @@ import { isLoopbackHost, isWildcardHost, normalizeHost, urlHost } from './addres
 import { errorHandler, httpError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { resolveOptions, validatePort, type BridgeOptions, type ResolvedOptions } from './options.js';
+import { BASE_HEADERS, createFastReads, type LogFields } from './fast-reads.js';
 import { createNativeRouter } from './routes.js';
 import { hasBody, hostCheck, jsonOnly, originCheck, tokenCheck } from './security.js';
 import { bridgeVersion } from './version.js';
@@ -30,32 +31,41 @@ export interface BridgeServer {
   close(): Promise<void>;
 }
 
-/** One log line per request; no bodies, no headers, no query strings. */
+/** One log line per request, once its response is done or cut; no bodies, no headers, no query strings. */
+function logWhenDone(options: ResolvedOptions, req: IncomingMessage, res: ServerResponse, fields: () => LogFields): void {
+  const started = performance.now();
+  let logged = false;
+  const log = () => {
+    if (logged) return;
+    logged = true;
+    const f = fields();
+    const status = res.writableFinished || res.headersSent ? res.statusCode : 499;
+    options.logger({
+      time: new Date().toISOString(),
+      level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',
+      msg: 'request',
+      method: req.method,
+      route: f.route ?? new URL(req.url ?? '/', 'http://x').pathname.slice(0, 200),
+      status,
+      ...(f.toolId ? { toolId: String(f.toolId) } : {}),
+      latencyMs: Math.round(performance.now() - started),
+      ...(f.stream ? { stream: true } : {}),
+      ...(f.code ? { code: String(f.code) } : {}),
+      ...(!res.writableFinished ? { aborted: true } : {}),
+    });
+  };
+  res.on('finish', log);
+  res.on('close', log);
+}
+
 function requestLog(options: ResolvedOptions): RequestHandler {
   return (req, res, next) => {
-    const started = performance.now();
-    let logged = false;
-    const log = () => {
-      if (logged) return;
-      logged = true;
-      const route: string | undefined = res.locals.route ?? (req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined);
-      const status = res.writableFinished || res.headersSent ? res.statusCode : 499;
-      options.logger({
-        time: new Date().toISOString(),
-        level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',
-        msg: 'request',
-        method: req.method,
-        route: route ?? req.path.slice(0, 200),
-        status,
-        ...(res.locals.toolId ? { toolId: String(res.locals.toolId) } : {}),
-        latencyMs: Math.round(performance.now() - started),
-        ...(res.locals.stream ? { stream: true } : {}),
-        ...(res.locals.errorCode ? { code: String(res.locals.errorCode) } : {}),
-        ...(!res.writableFinished ? { aborted: true } : {}),
-      });
-    };
-    res.on('finish', log);
-    res.on('close', log);
+    logWhenDone(options, req, res, () => ({
+      route: res.locals.route ?? (req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined),
+      toolId: res.locals.toolId,
+      stream: res.locals.stream,
+      code: res.locals.errorCode,
+    }));
     next();
   };
 }
@@ -80,17 +90,15 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
 
   app.use(requestLog(options));
   app.use((_req, res, next) => {
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.set(BASE_HEADERS);
     if (closing) {
       res.setHeader('Connection', 'close');
       return next(httpError('tool_unavailable', 503, 'the bridge is shutting down'));
     }
     next();
   });
-  app.use(hostCheck(options));
-  app.use(originCheck(options));
-  if (options.token) app.use(tokenCheck(options.token));
+  const checks = [hostCheck(options), originCheck(options), ...(options.token ? [tokenCheck(options.token)] : [])];
+  for (const check of checks) app.use(check);
   app.use(jsonOnly);
   app.use(express.json({ limit: options.bodyLimit, type: 'application/json', strict: true }));
   // body-parser turns an empty body into {}; an empty PUT /config must not silently clear the config.
@@ -104,7 +112,9 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     configSchema: toolbridge.registry.config.jsonSchema,
     tokenRequired: Boolean(options.token),
   });
-  app.use(createNativeRouter({ toolbridge, options, version: bridgeVersion(), startedAt, openapi }));
+  const routeContext = { toolbridge, options, version: bridgeVersion(), startedAt, openapi };
+  app.use(createNativeRouter(routeContext));
+  const fastReads = createFastReads(routeContext, checks, () => closing, (req, res, fields) => logWhenDone(options, req, res, () => fields));
   app.use('/v1', createOpenAIRouter({ toolbridge, chatTimeoutMs: options.chatTimeoutMs, bodyLimit: options.bodyLimit }));
 
   // Routes added by the caller before listen() must still come before the 404; so these go last, lazily.
@@ -169,7 +179,11 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
       return Promise.reject(new Error(`toolbridge bridge: refusing to listen on non-loopback address ${host} without a token (set token / --token / TOOLBRIDGE_TOKEN)`));
     }
     installTail();
-    const srv = createHttpServer(app);
+    // Routes a caller adds come after the native ones (see createNativeRouter above), so they never
+    // saw these reads through Express either: answering them first changes nothing for them.
+    const srv = createHttpServer((req, res) => {
+      if (!fastReads(req, res)) app(req, res);
+    });
     // requestTimeout bounds only receiving the request (a stalled body gets 408 and its socket
     // back), never the response: long agent runs and streams keep the tools' own deadlines.
     srv.requestTimeout = 60_000;
