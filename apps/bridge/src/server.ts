@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import express, { type Express, type RequestHandler } from 'express';
 import { createToolbridge, type Toolbridge } from 'toolbridge';
 import { isLoopbackHost, isWildcardHost, normalizeHost, urlHost } from './address.js';
+import { createDashboardRouter, defaultDashboardDir } from './dashboard.js';
 import { errorHandler, httpError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { resolveOptions, validatePort, type BridgeOptions, type ResolvedOptions } from './options.js';
@@ -62,7 +63,8 @@ function requestLog(options: ResolvedOptions): RequestHandler {
 
 /**
  * Build the bridge (not yet listening). The Express app carries the security
- * middleware first, then the native routes, the OpenAI-compatible routes,
+ * middleware first (the dashboard's static files sit between the Origin and
+ * the token checks), then the native routes, the OpenAI-compatible routes,
  * the 404 envelope and the one error handler.
  */
 export function createServer(input: BridgeOptions = {}): BridgeServer {
@@ -90,6 +92,8 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
   });
   app.use(hostCheck(options));
   app.use(originCheck(options));
+  // The page and its assets come before the token check: a browser navigation cannot send one (see dashboard.ts).
+  app.use(createDashboardRouter(options.dashboardDir ?? defaultDashboardDir()));
   if (options.token) app.use(tokenCheck(options.token));
   app.use(jsonOnly);
   app.use(express.json({ limit: options.bodyLimit, type: 'application/json', strict: true }));
