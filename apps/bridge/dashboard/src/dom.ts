@@ -3,7 +3,7 @@
  * so nothing a tool or the server says can turn into markup or script.
  */
 
-import { splitCode } from './format.js';
+import { shortUrl, splitCode, splitUrls } from './format.js';
 import { safeHttpUrl } from './tool-state.js';
 
 export type Child = Node | string | number | null | undefined | false;
@@ -67,4 +67,9 @@ export function keepFocus(render: () => void): void {
 /** Message text with its `backtick` spans as <code> (still text nodes only). */
 export function withCode(text: string): Node[] {
   return splitCode(text).map((part) => (part.code ? el('code', {}, part.text) : document.createTextNode(part.text)));
+}
+
+/** Message text with its URLs as short links and its `backtick` spans as <code>. */
+export function withLinksAndCode(text: string): Node[] {
+  return splitUrls(text).flatMap((part) => (part.url ? [externalLink(part.url, shortUrl(part.url))] : withCode(part.text)));
 }

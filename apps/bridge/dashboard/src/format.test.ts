@@ -6,7 +6,9 @@ import {
   formatLocalTime,
   formatPercent,
   resetsInText,
+  shortUrl,
   splitCode,
+  splitUrls,
   usageEntries,
   usageLevel,
   windowLabel,
@@ -113,5 +115,24 @@ describe('splitCode', () => {
   it('leaves unpaired backticks and plain text alone', () => {
     expect(splitCode('a `b')).toEqual([{ code: false, text: 'a `b' }]);
     expect(splitCode('')).toEqual([]);
+  });
+});
+
+describe('splitUrls and shortUrl', () => {
+  it('splits http(s) URLs out of a message, leaving trailing punctuation as text', () => {
+    expect(splitUrls('Open https://auth.example/a?x=1&y=2 in a browser. Or see http://127.0.0.1:11434.')).toEqual([
+      { text: 'Open ' },
+      { url: 'https://auth.example/a?x=1&y=2', text: 'https://auth.example/a?x=1&y=2' },
+      { text: ' in a browser. Or see ' },
+      { url: 'http://127.0.0.1:11434', text: 'http://127.0.0.1:11434' },
+      { text: '.' },
+    ]);
+    expect(splitUrls('javascript:alert(1) ftp://x')).toEqual([{ text: 'javascript:alert(1) ftp://x' }]);
+  });
+
+  it('shortens a long URL to host and path', () => {
+    expect(shortUrl('https://auth.openai.com/oauth/authorize?response_type=code&client_id=x')).toBe('auth.openai.com/oauth/authorize…');
+    expect(shortUrl('https://ollama.com/')).toBe('ollama.com');
+    expect(shortUrl('https://example.com/' + 'a'.repeat(100), 20)).toBe('example.com/aaaaaaa…');
   });
 });

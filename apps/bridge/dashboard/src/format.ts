@@ -114,3 +114,30 @@ export function splitCode(text: string): Array<{ code: boolean; text: string }> 
   if (last < text.length) parts.push({ code: false, text: text.slice(last) });
   return parts;
 }
+
+/** Text with its http(s) URLs split out, so they can become links (trailing punctuation stays text). */
+export function splitUrls(text: string): Array<{ url?: string; text: string }> {
+  const parts: Array<{ url?: string; text: string }> = [];
+  const re = /https?:\/\/[^\s<>"'`]+[^\s<>"'`.,;:!?)\]]/g;
+  let last = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m.index > last) parts.push({ text: text.slice(last, m.index) });
+    parts.push({ url: m[0], text: m[0] });
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) parts.push({ text: text.slice(last) });
+  return parts;
+}
+
+/** A long URL (an OAuth link is hundreds of characters) as host and path: "auth.openai.com/oauth/authorize…". */
+export function shortUrl(url: string, max = 48): string {
+  let shown: string;
+  try {
+    const u = new URL(url);
+    shown = u.host + (u.pathname === '/' ? '' : u.pathname);
+    if (u.search || u.hash) shown += '…';
+  } catch {
+    shown = url;
+  }
+  return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+}

@@ -1,6 +1,6 @@
 /** The tool cards: state, version, models, login, usage bars. */
 
-import { append, el, externalLink, factList, withCode, type Child } from './dom.js';
+import { append, el, externalLink, factList, withCode, withLinksAndCode, type Child } from './dom.js';
 import { clampPercent, formatLocalTime, formatPercent, resetsInText, usageLevel, windowLabel } from './format.js';
 import type { ToolView, WindowView } from './tool-state.js';
 import type { AuthStartResult } from './types.js';
@@ -23,7 +23,7 @@ const MODELS_SHOWN = 5;
 
 function modelsBlock(view: ToolView): Child {
   if (view.models.length === 0) return el('span', { class: 'muted' }, 'none reported');
-  const item = (m: ToolView['models'][number]) => el('li', {}, el('code', {}, m.name), m.isDefault ? el('span', { class: 'tag' }, 'default') : null);
+  const item = (m: ToolView['models'][number]) => el('li', {}, el('code', {}, m.name), m.isDefault ? ' ' : null, m.isDefault ? el('span', { class: 'tag' }, 'default') : null);
   const shown = view.models.slice(0, MODELS_SHOWN);
   const rest = view.models.slice(MODELS_SHOWN);
   return el(
@@ -78,7 +78,7 @@ function usageBlock(view: ToolView, now: number): Child {
     { class: 'usage', 'aria-label': `${view.name} usage limits` },
     el('h4', {}, 'Usage limits', view.plan ? el('span', { class: 'tag' }, `plan ${view.plan}`) : null),
     ...view.windows.map((w) => usageWindow(view, w, now)),
-    view.usageNote ? el('p', { class: 'muted' }, ...withCode(view.usageNote)) : null,
+    view.usageNote ? el('p', { class: 'reason' }, ...withCode(view.usageNote)) : null,
   );
 }
 
@@ -124,7 +124,7 @@ function loginBlock(view: ToolView, login: LoginState | undefined): Child {
     region,
     el('h4', {}, LOGIN_STATUS[r.status] ?? `Login: ${r.status}`),
     r.command ? el('p', {}, 'Command: ', el('code', { class: 'command-inline' }, r.command)) : null,
-    r.instructions ? el('p', { class: 'instructions' }, ...withCode(r.instructions)) : null,
+    r.instructions ? el('p', { class: 'instructions' }, ...withLinksAndCode(r.instructions)) : null,
     r.url ? el('p', { class: 'login-link' }, externalLink(r.url, `Open the sign-in page${host ? ` (${host})` : ''}`)) : null,
     r.output ? el('details', {}, el('summary', {}, 'Output of the login command'), el('pre', { class: 'login-output' }, r.output)) : null,
   );
