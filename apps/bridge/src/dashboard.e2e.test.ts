@@ -196,9 +196,12 @@ describe('dashboard in Chromium', () => {
     await card('Codex').locator('.badge').getByText('Not logged in').waitFor();
     expect(requests.some((r) => r.url().endsWith('/health?refresh=true'))).toBe(true);
 
-    await card('Codex').getByRole('button', { name: 'Log in' }).click();
+    // From the keyboard: the button keeps the focus while the cards re-render.
+    await card('Codex').getByRole('button', { name: 'Log in' }).focus();
+    await page.keyboard.press('Enter');
     const login = card('Codex').locator('.login');
     await login.getByText('Login started.').waitFor();
+    expect(await page.evaluate<string | null>("document.activeElement.getAttribute('data-focus-key')")).toBe('login-codex');
     await expect(login.locator('code.command-inline').innerText()).resolves.toBe('codex login');
     // The OAuth URL (hundreds of characters) reads as a short link inside the instructions.
     await expect(login.locator('.instructions').innerText()).resolves.toMatch(/^Open auth\.openai\.com\/oauth\/authorize… in a browser on this machine/);

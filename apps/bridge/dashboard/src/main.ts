@@ -85,6 +85,7 @@ async function refresh(force: boolean): Promise<void> {
 }
 
 async function logIn(toolId: string): Promise<void> {
+  if (state.logins.get(toolId)?.pending) return;
   state.logins.set(toolId, { pending: true });
   render();
   try {

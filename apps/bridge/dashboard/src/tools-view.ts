@@ -142,7 +142,8 @@ function card(view: ToolView, login: LoginState | undefined, now: number, onLogI
 
   let action: Child = null;
   if (view.canLogIn) {
-    const button = el('button', { type: 'button', class: 'primary', 'data-focus-key': `login-${view.id}`, disabled: login?.pending === true }, 'Log in');
+    // aria-disabled, not disabled: a disabled button drops the keyboard focus while the login starts.
+    const button = el('button', { type: 'button', class: 'primary', 'data-focus-key': `login-${view.id}`, 'aria-disabled': login?.pending === true ? 'true' : undefined }, 'Log in');
     button.addEventListener('click', () => onLogIn(view.id));
     action = el('div', { class: 'card-actions' }, button);
   }
