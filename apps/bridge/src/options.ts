@@ -28,6 +28,8 @@ export interface BridgeOptions {
   sseKeepAliveMs?: number;
   /** How long `close()` lets in-flight responses finish before cutting sockets. Default 3 s. */
   closeGraceMs?: number;
+  /** Folder of the built dashboard served at `GET /`. Default: the one this package ships (`dist/dashboard`). */
+  dashboardDir?: string;
 }
 
 export interface ResolvedOptions {
@@ -44,6 +46,7 @@ export interface ResolvedOptions {
   healthTimeoutMs: number;
   sseKeepAliveMs: number;
   closeGraceMs: number;
+  dashboardDir?: string;
 }
 
 export const DEFAULT_PORT = 8787;
@@ -64,6 +67,7 @@ const KNOWN = new Set<string>([
   'healthTimeoutMs',
   'sseKeepAliveMs',
   'closeGraceMs',
+  'dashboardDir',
 ]);
 
 function fail(message: string): never {
@@ -156,6 +160,8 @@ export function resolveOptions(input: unknown = {}): ResolvedOptions {
   else if (typeof o.logger === 'function') logger = o.logger as BridgeLogger;
   else if (o.logger !== undefined) fail('logger must be a function or false');
 
+  if (o.dashboardDir !== undefined && (typeof o.dashboardDir !== 'string' || o.dashboardDir.trim() === '')) fail('dashboardDir must be a non-empty string');
+
   if (!isLoopbackHost(host) && !token) {
     fail(`refusing to listen on non-loopback address ${host} without a token (set token / --token / TOOLBRIDGE_TOKEN)`);
   }
@@ -175,5 +181,6 @@ export function resolveOptions(input: unknown = {}): ResolvedOptions {
     healthTimeoutMs: positiveInt('healthTimeoutMs', o.healthTimeoutMs, 10_000),
     sseKeepAliveMs: positiveInt('sseKeepAliveMs', o.sseKeepAliveMs, 15_000),
     closeGraceMs: positiveInt('closeGraceMs', o.closeGraceMs, 3_000),
+    dashboardDir: o.dashboardDir as string | undefined,
   };
 }

@@ -98,6 +98,42 @@ describe('Origin (cross-origin browser requests) and CORS', () => {
     expect(res.status).toBe(403);
   });
 
+  it("lets the bridge's own origin (a page it served) send POST and PUT, without CORS headers", async () => {
+    const own = bridge.url; // http://127.0.0.1:PORT, the Host fetch sends
+    const chat = await bridge.request('/chat/alpha', { method: 'POST', json: hello, headers: { origin: own } });
+    expect(chat.status).toBe(200);
+    expect(chat.headers.get('access-control-allow-origin')).toBeNull();
+    const put = await rawRequest(bridge.url, {
+      method: 'PUT',
+      path: '/config',
+      headers: { host: `localhost:${bridge.port}`, origin: `http://localhost:${bridge.port}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(put.status).toBe(200);
+  });
+
+  it('still refuses origins that only resemble its own', async () => {
+    const port = bridge.port;
+    for (const [host, origin] of [
+      [`127.0.0.1:${port}`, `https://127.0.0.1:${port}`], // another scheme is another origin
+      [`127.0.0.1:${port}`, `http://localhost:${port}`], // another name than the Host the page was loaded from
+      [`127.0.0.1:${port}`, `http://127.0.0.1:${port + 1}`], // another local server
+      [`127.0.0.1:${port}`, `http://127.0.0.1:${port}/`],
+      [`127.0.0.1:${port}`, 'null'],
+      [`127.0.0.1:${port}`, 'https://evil.example'],
+      [`evil.example:${port}`, `http://evil.example:${port}`], // DNS rebinding: Host and Origin agree, the Host check refuses
+    ]) {
+      const r = await rawRequest(bridge.url, {
+        method: 'POST',
+        path: '/chat/alpha',
+        headers: { host, origin, 'content-type': 'application/json' },
+        body: JSON.stringify(hello),
+      });
+      expect({ host, origin, status: r.status }).toEqual({ host, origin, status: 403 });
+      expect(r.headers['access-control-allow-origin']).toBeUndefined();
+    }
+  });
+
   it('refuses "*" as an allowed origin', () => {
     expect(() => createServer({ allowedOrigins: ['*'], toolbridge: createToolbridge({ adapters: [] }), logger: false })).toThrow(/may not contain "\*"/);
   });

@@ -51,8 +51,20 @@ function allowedRequestHeaders(requested: string | undefined): string {
 }
 
 /**
+ * Whether `Origin` is the bridge itself: a page the bridge served (the dashboard)
+ * sends `Origin: http://<Host>` on its POST and PUT. Only sound after `hostCheck`:
+ * the Host it compares with is then a loopback or operator-listed name, which a
+ * foreign page cannot make its browser send (DNS rebinding leaves its own name in Host).
+ */
+export function isOwnOrigin(origin: string, host: string | undefined): boolean {
+  return host !== undefined && origin === `http://${host.trim().toLowerCase()}`;
+}
+
+/**
  * Cross-origin browser requests are refused unless their origin is listed;
  * preflights are answered only for listed origins, echoing the origin (never `*`).
+ * The bridge's own origin is same-origin, not cross-origin: it passes without CORS headers.
+ * Must run after `hostCheck`.
  */
 export function originCheck(options: Pick<ResolvedOptions, 'allowedOrigins'>): RequestHandler {
   const allowed = new Set(options.allowedOrigins);
@@ -63,6 +75,7 @@ export function originCheck(options: Pick<ResolvedOptions, 'allowedOrigins'>): R
       if (req.headers['sec-fetch-site'] === 'cross-site') return next(httpError('forbidden', 403, 'cross-site browser requests are not allowed'));
       return next();
     }
+    if (isOwnOrigin(origin, req.headers.host)) return next();
     if (!allowed.has(origin)) {
       return next(httpError('forbidden', 403, `Origin ${JSON.stringify(origin)} is not allowed (allow it with --allow-origin)`));
     }

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import express, { type Express, type RequestHandler } from 'express';
 import { createToolbridge, type Toolbridge } from 'toolbridge';
 import { isLoopbackHost, isWildcardHost, normalizeHost, urlHost } from './address.js';
+import { createDashboardRouter, defaultDashboardDir } from './dashboard.js';
 import { errorHandler, httpError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { resolveOptions, validatePort, type BridgeOptions, type ResolvedOptions } from './options.js';
@@ -72,7 +73,8 @@ function requestLog(options: ResolvedOptions): RequestHandler {
 
 /**
  * Build the bridge (not yet listening). The Express app carries the security
- * middleware first, then the native routes, the OpenAI-compatible routes,
+ * middleware first (the dashboard's static files sit between the Origin and
+ * the token checks), then the native routes, the OpenAI-compatible routes,
  * the 404 envelope and the one error handler.
  */
 export function createServer(input: BridgeOptions = {}): BridgeServer {
@@ -97,8 +99,12 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     }
     next();
   });
-  const checks = [hostCheck(options), originCheck(options), ...(options.token ? [tokenCheck(options.token)] : [])];
-  for (const check of checks) app.use(check);
+  const [host, origin, token] = [hostCheck(options), originCheck(options), options.token ? tokenCheck(options.token) : undefined];
+  app.use(host, origin);
+  // The page and its assets come before the token check: a browser navigation cannot send one (see dashboard.ts).
+  app.use(createDashboardRouter(options.dashboardDir ?? defaultDashboardDir()));
+  if (token) app.use(token);
+  const checks = token ? [host, origin, token] : [host, origin];
   app.use(jsonOnly);
   app.use(express.json({ limit: options.bodyLimit, type: 'application/json', strict: true }));
   // body-parser turns an empty body into {}; an empty PUT /config must not silently clear the config.

@@ -1,0 +1,72 @@
+import { describe, expect, it } from '@jest/globals';
+import { attemptRow, chatCall, moveItem, summarizeDone } from './chat.js';
+
+const form = { mode: 'single' as const, toolId: 'ollama', providers: [], prompt: 'Say hello', model: '' };
+
+describe('chatCall', () => {
+  it('streams one tool at /chat/:toolId, with a model only when one is typed', () => {
+    expect(chatCall(form)).toEqual({ path: '/chat/ollama', body: { messages: [{ role: 'user', content: 'Say hello' }], stream: true } });
+    expect(chatCall({ ...form, model: ' qwen3:14b ' })).toMatchObject({ body: { model: 'qwen3:14b' } });
+  });
+
+  it('sends a fallback list in its order to /chat', () => {
+    expect(chatCall({ ...form, mode: 'fallback', providers: ['claude-code', 'ollama'] })).toEqual({
+      path: '/chat',
+      body: { providers: ['claude-code', 'ollama'], messages: [{ role: 'user', content: 'Say hello' }], stream: true },
+    });
+  });
+
+  it('refuses to send an empty prompt, no tool, or an empty fallback list', () => {
+    expect(chatCall({ ...form, prompt: '  ' })).toEqual({ error: 'Type a prompt first.' });
+    expect(chatCall({ ...form, toolId: '' })).toEqual({ error: 'Pick a tool.' });
+    expect(chatCall({ ...form, mode: 'fallback', providers: [] })).toHaveProperty('error');
+  });
+
+  it('escapes the tool id in the path', () => {
+    expect(chatCall({ ...form, toolId: 'a/b' })).toMatchObject({ path: '/chat/a%2Fb' });
+  });
+});
+
+describe('moveItem', () => {
+  it('moves an item up or down and stops at the ends', () => {
+    expect(moveItem(['a', 'b', 'c'], 2, -1)).toEqual(['a', 'c', 'b']);
+    expect(moveItem(['a', 'b', 'c'], 0, 1)).toEqual(['b', 'a', 'c']);
+    expect(moveItem(['a', 'b', 'c'], 0, -1)).toEqual(['a', 'b', 'c']);
+    expect(moveItem(['a', 'b', 'c'], 5, 1)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('summarizeDone', () => {
+  it('shows model, latency, token usage and the attempts of a fallback', () => {
+    const summary = summarizeDone({
+      toolId: 'ollama',
+      model: 'llama3.2:1b',
+      latencyMs: 1520,
+      fallbackUsed: true,
+      result: { message: { role: 'assistant', content: 'Hello' }, usage: { input_tokens: 12, output_tokens: 3 } },
+      attempts: [
+        { toolId: 'claude-code', tryIndex: 0, stage: 'preflight', outcome: 'skipped', reason: 'auth_required' },
+        { toolId: 'ollama', tryIndex: 0, stage: 'execution', outcome: 'succeeded', latencyMs: 1500 },
+      ],
+    });
+    expect(summary.answer).toBe('Hello');
+    expect(summary.facts).toEqual([
+      ['Tool', 'ollama'],
+      ['Model', 'llama3.2:1b'],
+      ['Latency', '1.5 s'],
+      ['Fallback used', 'yes'],
+    ]);
+    expect(summary.usage).toEqual([
+      ['input', '12'],
+      ['output', '3'],
+    ]);
+    expect(summary.attempts.map(attemptRow)).toEqual([
+      ['claude-code', '1', 'preflight', 'skipped', 'auth_required', '–'],
+      ['ollama', '1', 'execution', 'succeeded', '–', '1.5 s'],
+    ]);
+  });
+
+  it('copes with a bare response', () => {
+    expect(summarizeDone({ toolId: 'x' })).toEqual({ answer: '', facts: [['Tool', 'x']], usage: [], attempts: [] });
+  });
+});
