@@ -210,6 +210,30 @@ describe('registry health cache', () => {
     expect(t.counts.checkAuth).toBe(3);
   });
 
+  it('an answered chat drops the record of a tool that reports usage windows (each answer updates them), not of others', async () => {
+    const t = gatedTool('alpha');
+    let used = 10;
+    const withWindows: ToolAdapter = {
+      ...t.adapter,
+      async usageLimits() {
+        return { status: 'available', source: 'local_session', windows: { five_hour: { usedPercentage: used, remainingPercentage: 100 - used } } };
+      },
+      async chat() {
+        used = 20;
+        return answer;
+      },
+    };
+    const plain = gatedTool('beta');
+    const registry = createRegistry({ adapters: [withWindows, { ...plain.adapter, usageLimits: undefined, chat: async () => answer }], env: {}, healthTtlMs: 60_000 });
+    expect((await registry.health('alpha')).usageLimits).toMatchObject({ windows: { five_hour: { usedPercentage: 10 } } });
+    await registry.health('beta');
+    await registry.chat('alpha', hello);
+    await registry.chat('beta', hello);
+    expect((await registry.health('alpha')).usageLimits).toMatchObject({ windows: { five_hour: { usedPercentage: 20 } } });
+    await registry.health('beta');
+    expect(plain.counts.checkAuth).toBe(1);
+  });
+
   it('drops cached records when the config changes', async () => {
     const t = gatedTool('alpha');
     const registry = createRegistry({ adapters: [t.adapter], env: {}, healthTtlMs: 60_000 });

@@ -312,7 +312,8 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
   /** A chat answered: the tool is logged in, whatever an older check said. */
   const learnSuccess = (toolId: string) => {
     const s = stateOf(toolId);
-    if (s.auth?.authenticated === false) invalidateHealth(toolId);
+    // Usage windows come from each answer (session logs, rate-limit headers): an answer makes them newer.
+    if (s.auth?.authenticated === false || adapters.get(toolId)?.usageLimits) invalidateHealth(toolId);
     s.auth = { authenticated: true, observedAt: Date.now() };
     s.coolDownUntil = undefined;
   };
