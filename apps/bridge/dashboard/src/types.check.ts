@@ -1,0 +1,16 @@
+// Typecheck only (root tsconfig.json; not built, not a test): the page's own view of
+// the wire (types.ts) must accept what the bridge sends, so a change to the library's
+// response types that the page cannot read fails `pnpm typecheck`.
+import type { AuthStartResult as SentAuthStart, LiveHealthRecord, Tool } from '@toolbridge/core';
+import type { AggregateHealth, AuthStartResult, DiscoveredTool, HealthRecord } from './types.js';
+
+export type WireChecks = [
+  Assignable<LiveHealthRecord, HealthRecord>,
+  Assignable<{ status: 'ok'; version: string; uptimeMs: number; tools: LiveHealthRecord[] }, AggregateHealth>,
+  Assignable<Tool, DiscoveredTool>,
+  Assignable<SentAuthStart, AuthStartResult>,
+];
+
+type Assignable<From, To> = From extends To ? true : never;
+const wireChecks: WireChecks = [true, true, true, true];
+void wireChecks;
