@@ -33,7 +33,8 @@ async function startBridge(env) {
   return { url, pid: child.pid, stop: () => (child.kill('SIGTERM'), exited) };
 }
 
-const rssKiB = (pid, field = 'VmRSS') => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+const rssKiB = (pid, field = 'VmRSS') =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 
 /** Spawn the fake CLI as the adapter would (prompt on stdin); resolve when it has exited, with when `marker` first showed on stdout. */
 function direct(bin, args, env, marker) {
@@ -60,23 +61,35 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 function request(url, { method = 'GET', body, onData } = {}) {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, agent, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        text += chunk;
-        onData?.(text, performance.now() - started);
-      });
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text, ms: performance.now() - started }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method,
+        agent,
+        headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          text += chunk;
+          onData?.(text, performance.now() - started);
+        });
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text, ms: performance.now() - started }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 const postChat = (url, tool, body, onData) =>
-  request(`${url}/chat/${tool}`, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: PROMPT }], ...body }), onData });
+  request(`${url}/chat/${tool}`, {
+    method: 'POST',
+    body: JSON.stringify({ messages: [{ role: 'user', content: PROMPT }], ...body }),
+    onData,
+  });
 
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
@@ -137,7 +150,14 @@ export default async function () {
     }
     results.push({ name: 'codex chat, fake CLI spawned directly (median)', value: median(directMs), unit: 'ms', digits: 1 });
     results.push({ name: 'codex chat through POST /chat/codex (median)', value: median(bridgeMs), unit: 'ms', digits: 1 });
-    results.push({ name: 'chat latency ratio, bridge / direct', value: median(bridgeMs) / median(directMs), unit: '×', target: 1.1, better: 'lower', digits: 3 });
+    results.push({
+      name: 'chat latency ratio, bridge / direct',
+      value: median(bridgeMs) / median(directMs),
+      unit: '×',
+      target: 1.1,
+      better: 'lower',
+      digits: 3,
+    });
 
     // 2. Warm discovery and health (cached; the first call fills the caches): latency one request
     // at a time, then throughput with autocannon.
@@ -149,9 +169,23 @@ export default async function () {
         if (i >= 200) times.push(res.ms);
       }
       const r = await cannon(bridge.url + route);
-      results.push({ name: `GET ${route} warm latency (p50)`, value: percentile(times, 0.5), unit: 'ms', target: 2, better: 'lower', digits: 2 });
+      results.push({
+        name: `GET ${route} warm latency (p50)`,
+        value: percentile(times, 0.5),
+        unit: 'ms',
+        target: 2,
+        better: 'lower',
+        digits: 2,
+      });
       results.push({ name: `GET ${route} warm latency (p99)`, value: percentile(times, 0.99), unit: 'ms', digits: 2 });
-      results.push({ name: `GET ${route} throughput (autocannon, 10 connections)`, value: r.requests.average, unit: 'req/s', target: 3000, better: 'higher', digits: 0 });
+      results.push({
+        name: `GET ${route} throughput (autocannon, 10 connections)`,
+        value: r.requests.average,
+        unit: 'req/s',
+        target: 3000,
+        better: 'higher',
+        digits: 0,
+      });
     }
 
     // 3. 100 concurrent chats: all to Codex (4 run, 32 wait, the rest are refused), then spread over the four tools.
@@ -162,12 +196,45 @@ export default async function () {
     await new Promise((r) => setTimeout(r, 500));
     const left = machine.livePids().filter((pid) => pid !== bridge.pid).length;
     results.push({ name: '100 concurrent chats to codex: answered', value: oneTool.answered, unit: 'chats', digits: 0 });
-    results.push({ name: '100 concurrent chats to codex: refused busy with Retry-After', value: oneTool.refused, unit: 'chats', digits: 0 });
-    results.push({ name: '100 concurrent chats to codex: errors', value: oneTool.errors, unit: 'chats', target: 0, better: 'lower', digits: 0 });
-    results.push({ name: '100 concurrent chats over 4 tools: answered', value: spread.answered, unit: 'chats', target: 100, better: 'higher', digits: 0 });
-    results.push({ name: '100 concurrent chats over 4 tools: errors', value: spread.errors, unit: 'chats', target: 0, better: 'lower', digits: 0 });
+    results.push({
+      name: '100 concurrent chats to codex: refused busy with Retry-After',
+      value: oneTool.refused,
+      unit: 'chats',
+      digits: 0,
+    });
+    results.push({
+      name: '100 concurrent chats to codex: errors',
+      value: oneTool.errors,
+      unit: 'chats',
+      target: 0,
+      better: 'lower',
+      digits: 0,
+    });
+    results.push({
+      name: '100 concurrent chats over 4 tools: answered',
+      value: spread.answered,
+      unit: 'chats',
+      target: 100,
+      better: 'higher',
+      digits: 0,
+    });
+    results.push({
+      name: '100 concurrent chats over 4 tools: errors',
+      value: spread.errors,
+      unit: 'chats',
+      target: 0,
+      better: 'lower',
+      digits: 0,
+    });
     results.push({ name: 'bridge RSS before the bursts', value: rssBefore, unit: 'MiB', digits: 0 });
-    results.push({ name: 'bridge peak RSS during the bursts', value: Math.max(oneTool.peakMiB, spread.peakMiB), unit: 'MiB', target: 256, better: 'lower', digits: 0 });
+    results.push({
+      name: 'bridge peak RSS during the bursts',
+      value: Math.max(oneTool.peakMiB, spread.peakMiB),
+      unit: 'MiB',
+      target: 256,
+      better: 'lower',
+      digits: 0,
+    });
     results.push({ name: 'tool processes left after the bursts', value: left, unit: 'processes', target: 0, better: 'lower', digits: 0 });
 
     // 4. First streamed byte. Claude Code streams its answer as it comes (Codex's answer is only known
@@ -183,7 +250,14 @@ export default async function () {
     }
     results.push({ name: 'first answer byte, fake claude directly (median)', value: median(directFirst), unit: 'ms', digits: 1 });
     results.push({ name: 'first streamed delta through the bridge (median)', value: median(bridgeFirst), unit: 'ms', digits: 1 });
-    results.push({ name: 'first-byte ratio, bridge / direct', value: median(bridgeFirst) / median(directFirst), unit: '×', target: 1.1, better: 'lower', digits: 3 });
+    results.push({
+      name: 'first-byte ratio, bridge / direct',
+      value: median(bridgeFirst) / median(directFirst),
+      unit: '×',
+      target: 1.1,
+      better: 'lower',
+      digits: 3,
+    });
   } finally {
     await bridge.stop();
     await machine.cleanup();

@@ -14,7 +14,11 @@ const echo = {
     return { available: true, version: '1', models: ['m'], defaultModel: 'm' };
   },
   async chat(req) {
-    return { message: { role: 'assistant', content: req.messages.at(-1).content }, usage: { input_tokens: 1, output_tokens: 1 }, metadata: {} };
+    return {
+      message: { role: 'assistant', content: req.messages.at(-1).content },
+      usage: { input_tokens: 1, output_tokens: 1 },
+      metadata: {},
+    };
   },
   async *stream(req) {
     yield { type: 'result', result: await echo.chat(req) };

@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { readUsageLimits } from '../packages/adapter-codex/dist/index.js';
 
 const FIXTURE = fileURLToPath(
-  new URL('../packages/adapter-codex/src/testing/captures/codex-home-sessions/rollout-2026-11-22T03-24-31-01a20148-b4b2-79a1-8a35-96c1c4f476c8.jsonl', import.meta.url),
+  new URL(
+    '../packages/adapter-codex/src/testing/captures/codex-home-sessions/rollout-2026-11-22T03-24-31-01a20148-b4b2-79a1-8a35-96c1c4f476c8.jsonl',
+    import.meta.url,
+  ),
 );
 
 export default async function () {
@@ -18,9 +21,18 @@ export default async function () {
     const padding = session.split('\n').slice(0, 12).join('\n').repeat(8) + '\n';
     for (let i = 0; i < 2000; i++) {
       const day = new Date(Date.UTC(2026, 7, 1) + Math.floor(i / 20) * 86_400_000);
-      const dir = path.join(home, 'sessions', String(day.getUTCFullYear()), String(day.getUTCMonth() + 1).padStart(2, '0'), String(day.getUTCDate()).padStart(2, '0'));
+      const dir = path.join(
+        home,
+        'sessions',
+        String(day.getUTCFullYear()),
+        String(day.getUTCMonth() + 1).padStart(2, '0'),
+        String(day.getUTCDate()).padStart(2, '0'),
+      );
       mkdirSync(dir, { recursive: true });
-      writeFileSync(path.join(dir, `rollout-${day.toISOString().slice(0, 10)}T00-00-${String(i % 60).padStart(2, '0')}-${i}.jsonl`), padding + session);
+      writeFileSync(
+        path.join(dir, `rollout-${day.toISOString().slice(0, 10)}T00-00-${String(i % 60).padStart(2, '0')}-${i}.jsonl`),
+        padding + session,
+      );
     }
     const times = [];
     let limits;

@@ -14,7 +14,9 @@ export default async function () {
       await new Promise((r) => setTimeout(r, 50));
       return { available: true, version: '1', models: [] };
     },
-    async chat() { throw new Error('unused'); },
+    async chat() {
+      throw new Error('unused');
+    },
     async *stream() {},
   }));
   const registry = createRegistry({ adapters, env: {}, discoveryTtlMs: 60_000 });
@@ -26,7 +28,13 @@ export default async function () {
   for (let i = 0; i < n; i++) await registry.discover();
   const perCall = ((performance.now() - t1) * 1000) / n;
   return [
-    { name: '1000 concurrent cold discover() calls (4 tools x 50 ms probes, parallel)', value: cold, unit: 'ms', target: 120, better: 'lower' },
+    {
+      name: '1000 concurrent cold discover() calls (4 tools x 50 ms probes, parallel)',
+      value: cold,
+      unit: 'ms',
+      target: 120,
+      better: 'lower',
+    },
     { name: 'probes run for those 1000 calls', value: probes, unit: 'probes', target: 4, better: 'lower', digits: 0 },
     { name: 'cached discover() call', value: perCall, unit: 'µs', target: 20, better: 'lower', digits: 2 },
   ];

@@ -12,7 +12,9 @@ const dir = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv[2];
 let missed = 0;
 const sections = [];
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.bench.mjs')).sort()) {
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.mjs'))
+  .sort()) {
   if (only && !file.includes(only)) continue;
   const mod = await import(pathToFileURL(path.join(dir, file)).href);
   console.log(`\n# ${file}`);

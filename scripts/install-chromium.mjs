@@ -17,7 +17,9 @@ if (existsSync(CHROMIUM)) {
 
 function fail(why) {
   console.error(`chromium: ${why}`);
-  console.error(`chromium: the dashboard's browser tests need ${CHROMIUM}; install Debian's package with \`apt-get install -y chromium\` (as root), then run the tests again`);
+  console.error(
+    `chromium: the dashboard's browser tests need ${CHROMIUM}; install Debian's package with \`apt-get install -y chromium\` (as root), then run the tests again`,
+  );
   process.exit(1);
 }
 

@@ -16,8 +16,7 @@ const CLIS = [
 ];
 
 const cache =
-  process.env.TOOLBRIDGE_CLI_CACHE ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'toolbridge', 'clis');
+  process.env.TOOLBRIDGE_CLI_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'toolbridge', 'clis');
 mkdirSync(cache, { recursive: true });
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -41,11 +40,9 @@ const results = await Promise.all(
         writeFileSync(path.join(staging, 'package.json'), '{"private":true}\n');
         const started = Date.now();
         {
-          const child = spawn(
-            npm,
-            ['install', '--prefix', staging, '--no-audit', '--no-fund', '--loglevel=error', `${pkg}@${version}`],
-            { stdio: ['ignore', 'inherit', 'inherit'] },
-          );
+          const child = spawn(npm, ['install', '--prefix', staging, '--no-audit', '--no-fund', '--loglevel=error', `${pkg}@${version}`], {
+            stdio: ['ignore', 'inherit', 'inherit'],
+          });
           child.on('close', (code) => {
             if (code !== 0) {
               rmSync(staging, { recursive: true, force: true });

@@ -61,7 +61,10 @@ describe('node apps/bridge/dist/cli.js', () => {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ messages: [{ role: 'user', content: 'never answered' }] }),
-        }).then((r) => r.status, () => 'cut'),
+        }).then(
+          (r) => r.status,
+          () => 'cut',
+        ),
       );
       // The bridge itself, then each chat's tool and its helper.
       await waitFor(() => machine.livePids().length >= 1 + 9 * 2, 15_000, 'the tools and their helpers to start');

@@ -25,12 +25,20 @@ describe('fallback chat over HTTP (POST /chat)', () => {
     const res = await bridge.request('/chat', { method: 'POST', json: { providers: ['alpha', 'broken'], ...hello } });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ toolId: 'alpha', type: 'agent', fallbackUsed: false, result: { message: { role: 'assistant', content: 'alpha answers' } } });
+    expect(body).toMatchObject({
+      toolId: 'alpha',
+      type: 'agent',
+      fallbackUsed: false,
+      result: { message: { role: 'assistant', content: 'alpha answers' } },
+    });
     expect(body.attempts).toEqual([expect.objectContaining({ toolId: 'alpha', tryIndex: 0, stage: 'execution', outcome: 'succeeded' })]);
   });
 
   it('falls back past a failing and a timed-out tool, recording the attempts', async () => {
-    const res = await bridge.request('/chat', { method: 'POST', json: { providers: ['broken', 'slow', 'alpha'], perAttemptTimeoutMs: 150, ...hello } });
+    const res = await bridge.request('/chat', {
+      method: 'POST',
+      json: { providers: ['broken', 'slow', 'alpha'], perAttemptTimeoutMs: 150, ...hello },
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { toolId: string; fallbackUsed: boolean; attempts: Array<Record<string, unknown>> };
     expect(body.toolId).toBe('alpha');
@@ -54,8 +62,16 @@ describe('fallback chat over HTTP (POST /chat)', () => {
   it('404 for an unknown provider, 400 for a bad body', async () => {
     const unknown = await bridge.request('/chat', { method: 'POST', json: { providers: ['alpha', 'nope'], ...hello } });
     expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'tool_not_found', message: expect.stringContaining('"nope"') });
-    for (const bad of [{ ...hello }, { providers: [], ...hello }, { providers: ['alpha'], ...hello, retries: -1 }, { providers: ['alpha'], ...hello, perAttemptTimeoutMs: 'x' }]) {
+    expect(((await unknown.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'tool_not_found',
+      message: expect.stringContaining('"nope"'),
+    });
+    for (const bad of [
+      { ...hello },
+      { providers: [], ...hello },
+      { providers: ['alpha'], ...hello, retries: -1 },
+      { providers: ['alpha'], ...hello, perAttemptTimeoutMs: 'x' },
+    ]) {
       const res = await bridge.request('/chat', { method: 'POST', json: bad });
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
@@ -68,7 +84,11 @@ describe('SSE streaming', () => {
   const alpha = memoryAdapter('alpha', { reply: 'one two three' });
   const broken = memoryAdapter('broken', { fail: () => new ProviderExecutionError('broken crashed', { toolId: 'broken' }) });
   const loggedOut = memoryAdapter('loggedout', { fail: () => new ToolAuthError('not logged in', { toolId: 'loggedout' }) });
-  const midFail = memoryAdapter('midfail', { reply: 'first second third', failAfterDeltas: 1, fail: () => new ProviderExecutionError('lost the connection', { toolId: 'midfail' }) });
+  const midFail = memoryAdapter('midfail', {
+    reply: 'first second third',
+    failAfterDeltas: 1,
+    fail: () => new ProviderExecutionError('lost the connection', { toolId: 'midfail' }),
+  });
   beforeAll(async () => {
     bridge = await startTestBridge([alpha, broken, loggedOut, midFail]);
   });
@@ -82,7 +102,12 @@ describe('SSE streaming', () => {
     expect(res.headers.get('x-accel-buffering')).toBe('no');
     const events = await readSse(res);
     expect(events.map((e) => e.event)).toEqual(['delta', 'delta', 'delta', 'done']);
-    expect(events.filter((e) => e.event === 'delta').map((e) => (e.data as { text: string }).text).join('')).toBe('one two three');
+    expect(
+      events
+        .filter((e) => e.event === 'delta')
+        .map((e) => (e.data as { text: string }).text)
+        .join(''),
+    ).toBe('one two three');
     expect(events.at(-1)!.data).toEqual({
       toolId: 'alpha',
       type: 'agent',
@@ -125,7 +150,9 @@ describe('SSE streaming', () => {
     expect(res.status).toBe(200);
     const events = await readSse(res);
     expect(events.map((e) => e.event)).toEqual(['delta', 'error']);
-    expect(events[1]!.data).toMatchObject({ error: { code: 'provider_execution_failed', message: expect.stringContaining('lost the connection') } });
+    expect(events[1]!.data).toMatchObject({
+      error: { code: 'provider_execution_failed', message: expect.stringContaining('lost the connection') },
+    });
     // No fallback after a delta: the second tool is never tried.
     const fb = await bridge.request('/chat', { method: 'POST', json: { providers: ['midfail', 'alpha'], ...hello, stream: true } });
     const fbEvents = await readSse(fb);

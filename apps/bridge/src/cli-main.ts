@@ -89,7 +89,10 @@ function signalShutdown(): Promise<string> {
 }
 
 /** `--max-concurrent 2 --max-concurrent codex=1` into the library's concurrency options. */
-export function concurrencyFromArgs(maxConcurrent: readonly string[] = [], maxQueued: readonly string[] = []): ConcurrencyOptions | undefined {
+export function concurrencyFromArgs(
+  maxConcurrent: readonly string[] = [],
+  maxQueued: readonly string[] = [],
+): ConcurrencyOptions | undefined {
   const options: ConcurrencyOptions = {};
   const apply = (flag: string, field: 'maxConcurrent' | 'maxQueued', values: readonly string[], min: number) => {
     for (const value of values) {
@@ -117,7 +120,8 @@ async function serve(args: string[], io: CliIo): Promise<number> {
     port = Number(v.port);
   }
   const concurrency = concurrencyFromArgs(v['max-concurrent'], v['max-queued']);
-  if (concurrency && io.toolbridge) throw new UsageError('--max-concurrent/--max-queued cannot apply to a toolbridge instance given by the caller');
+  if (concurrency && io.toolbridge)
+    throw new UsageError('--max-concurrent/--max-queued cannot apply to a toolbridge instance given by the caller');
   const options: BridgeOptions = {
     port,
     host: v.host ?? DEFAULT_HOST,

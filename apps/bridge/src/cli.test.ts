@@ -58,7 +58,11 @@ describe('toolbridge command', () => {
     const firstLine = c.stdout().split('\n')[0];
     expect(firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
     expect(firstLine).toBe(`listening on ${running.url}`);
-    const res = await fetch(`${running.url}/chat/alpha`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }) });
+    const res = await fetch(`${running.url}/chat/alpha`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(res.status).toBe(200);
     c.stop();
     expect(await exit).toBe(0);
@@ -73,7 +77,11 @@ describe('toolbridge command', () => {
     await (await fetch(`${running.url}/health/alpha`)).text();
     c.stop();
     await exit;
-    const lines = c.stderr().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = c
+      .stderr()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([expect.objectContaining({ method: 'GET', route: '/health/:toolId', status: 200, toolId: 'alpha' })]);
   });
 
@@ -82,7 +90,9 @@ describe('toolbridge command', () => {
     const exit = runCli(['serve', '--port', '0', '--quiet', '--allow-origin', 'http://localhost:5173'], c.io);
     const running = await c.listening;
     expect((await fetch(`${running.url}/config`)).status).toBe(401);
-    const ok = await fetch(`${running.url}/config`, { headers: { authorization: 'Bearer env-token-123', origin: 'http://localhost:5173' } });
+    const ok = await fetch(`${running.url}/config`, {
+      headers: { authorization: 'Bearer env-token-123', origin: 'http://localhost:5173' },
+    });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
     c.stop();
@@ -108,7 +118,10 @@ describe('toolbridge command', () => {
   it('serve --max-concurrent/--max-queued set the limits, for every tool or per tool', async () => {
     const c = capture();
     const { toolbridge: _given, ...io } = c.io;
-    const exit = runCli(['serve', '--port', '0', '--quiet', '--max-concurrent', '2', '--max-concurrent', 'ollama=5', '--max-queued', '0'], io);
+    const exit = runCli(
+      ['serve', '--port', '0', '--quiet', '--max-concurrent', '2', '--max-concurrent', 'ollama=5', '--max-queued', '0'],
+      io,
+    );
     const running = await c.listening;
     const health = (await (await fetch(`${running.url}/health`)).json()) as { tools: Array<{ toolId: string; load: unknown }> };
     const load = Object.fromEntries(health.tools.map((t) => [t.toolId, t.load]));
@@ -149,7 +162,9 @@ describe('toolbridge command', () => {
     expect(await runCli(['doctor'], { ...c.io, toolbridge })).toBe(0);
     const lines = c.stdout().split('\n');
     expect(lines[0]).toMatch(/^TOOL\s+INSTALLED\s+VERSION\s+AUTH\s+USAGE$/);
-    expect(lines[1]).toMatch(/^codex\s+yes\s+codex-cli 0\.169\.0\s+logged in \(api_key\)\s+plus: five_hour 43% used, resets in 1h(29|30)m; seven_day 7% used$/);
+    expect(lines[1]).toMatch(
+      /^codex\s+yes\s+codex-cli 0\.169\.0\s+logged in \(api_key\)\s+plus: five_hour 43% used, resets in 1h(29|30)m; seven_day 7% used$/,
+    );
     expect(lines[2]).toMatch(/^claude-code\s+yes\s+1\.2\.3\s+NOT logged in\s+-$/);
     expect(lines[3]).toMatch(/^opencode\s+no\s+-\s+/);
     expect(lines[4]).toMatch(/^ollama\s+yes\s+0\.9\.0\s+not needed\s+-$/);
@@ -167,7 +182,18 @@ describe('toolbridge command', () => {
   it('formatDoctor aligns columns', () => {
     const text = formatDoctor(
       [{ id: 'a', name: 'A', type: 'agent', available: true, version: '1', capabilities: [], models: [] }],
-      [{ toolId: 'a', status: 'healthy', available: true, authSupported: false, authenticated: true, authStatus: 'not_required', latencyMs: 1, checkedAt: '' }],
+      [
+        {
+          toolId: 'a',
+          status: 'healthy',
+          available: true,
+          authSupported: false,
+          authenticated: true,
+          authStatus: 'not_required',
+          latencyMs: 1,
+          checkedAt: '',
+        },
+      ],
     );
     expect(text).toBe('TOOL  INSTALLED  VERSION  AUTH        USAGE\na     yes        1        not needed  -\n');
   });

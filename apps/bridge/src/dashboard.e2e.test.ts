@@ -143,7 +143,10 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await waitFor(async () => (await machine.runs('codex')).some((r) => r.mode === 'hang'), 10_000, 'codex to start');
     await page.getByRole('button', { name: 'Stop' }).click();
-    await page.locator('#chat-status').getByText(/^Stopped/).waitFor();
+    await page
+      .locator('#chat-status')
+      .getByText(/^Stopped/)
+      .waitFor();
     const pids = (await machine.runs('codex')).filter((r) => r.mode === 'hang').map((r) => r.pid);
     expect(await waitForPidsGone(pids, 8_000)).toEqual([]);
     await expect(page.getByRole('button', { name: 'Send' }).isEnabled()).resolves.toBe(true);
@@ -164,7 +167,9 @@ describe('dashboard in Chromium', () => {
     await expect(page.locator('#chat-answer').innerText()).resolves.toBe('Hello from ollama');
     const chat = requests.filter((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/chat').at(-1)!;
     expect(chat.postDataJSON()).toMatchObject({ providers: ['claude-code', 'ollama'] });
-    const rows = await page.locator('table.attempts tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const rows = await page
+      .locator('table.attempts tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     expect(rows[0]!.slice(0, 1)).toEqual(['claude-code']);
     expect(rows[0]![3]).toMatch(/failed|skipped/);
     expect(rows.at(-1)!.slice(0, 4)).toEqual(['ollama', '1', 'execution', 'succeeded']);
@@ -174,7 +179,12 @@ describe('dashboard in Chromium', () => {
   it('shows a config error from the API inline, then saves a valid value', async () => {
     const turns = page.getByLabel('claudeCodeMaxTurns');
     await expect(page.getByLabel('ollamaModel').inputValue()).resolves.toBe('llama3.2:1b');
-    await expect(page.getByLabel('codexSandbox').locator('option').allTextContents()).resolves.toEqual(['(not set)', 'read-only', 'workspace-write', 'danger-full-access']);
+    await expect(page.getByLabel('codexSandbox').locator('option').allTextContents()).resolves.toEqual([
+      '(not set)',
+      'read-only',
+      'workspace-write',
+      'danger-full-access',
+    ]);
     await turns.fill('many');
     await page.getByRole('button', { name: 'Save config' }).click();
     const alert = page.locator('#config-form [role="alert"]');
@@ -185,7 +195,10 @@ describe('dashboard in Chromium', () => {
 
     await turns.fill('3');
     await page.getByRole('button', { name: 'Save config' }).click();
-    await page.locator('#config-status').getByText(/^Saved 2 settings/).waitFor();
+    await page
+      .locator('#config-status')
+      .getByText(/^Saved 2 settings/)
+      .waitFor();
     await expect(alert.innerText()).resolves.toBe('');
     expect(await apiGet('/config')).toEqual({ config: { ollamaModel: 'llama3.2:1b', claudeCodeMaxTurns: 3 } });
   });
@@ -204,8 +217,12 @@ describe('dashboard in Chromium', () => {
     expect(await page.evaluate<string | null>("document.activeElement.getAttribute('data-focus-key')")).toBe('login-codex');
     await expect(login.locator('code.command-inline').innerText()).resolves.toBe('codex login');
     // The OAuth URL (hundreds of characters) reads as a short link inside the instructions.
-    await expect(login.locator('.instructions').innerText()).resolves.toMatch(/^Open auth\.openai\.com\/oauth\/authorize… in a browser on this machine/);
-    await expect(login.locator('.instructions a').getAttribute('href')).resolves.toMatch(/^https:\/\/auth\.openai\.com\/oauth\/authorize\?response_type=code&/);
+    await expect(login.locator('.instructions').innerText()).resolves.toMatch(
+      /^Open auth\.openai\.com\/oauth\/authorize… in a browser on this machine/,
+    );
+    await expect(login.locator('.instructions a').getAttribute('href')).resolves.toMatch(
+      /^https:\/\/auth\.openai\.com\/oauth\/authorize\?response_type=code&/,
+    );
     const link = login.getByRole('link', { name: 'Open the sign-in page (auth.openai.com)' });
     await expect(link.getAttribute('href')).resolves.toMatch(/^https:\/\/auth\.openai\.com\/oauth\/authorize\?/);
     await expect(link.getAttribute('rel')).resolves.toBe('noopener noreferrer');
@@ -218,13 +235,18 @@ describe('dashboard in Chromium', () => {
     await page.evaluate("sessionStorage.setItem('toolbridge.token', 'not-the-token')");
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page.getByRole('heading', { name: 'This bridge needs its token' }).waitFor();
-    await expect(page.locator('#token-message').innerText()).resolves.toBe('The bridge did not accept the token (the bearer token is not valid). Enter it again.');
+    await expect(page.locator('#token-message').innerText()).resolves.toBe(
+      'The bridge did not accept the token (the bearer token is not valid). Enter it again.',
+    );
     expect(await page.evaluate<string>('document.activeElement.id')).toBe('token-input');
     await expect(page.locator('#content').isHidden()).resolves.toBe(true);
     await page.getByLabel('Bridge token').fill(TOKEN);
     await page.getByLabel('Bridge token').press('Enter');
     await card('Ollama').getByText('Ready', { exact: true }).waitFor();
-    await page.locator('#refresh-status').getByText(/^Updated at/).waitFor();
+    await page
+      .locator('#refresh-status')
+      .getByText(/^Updated at/)
+      .waitFor();
   });
 
   it('loaded nothing from any other origin, broke no CSP rule, and leaves a screenshot for the README', async () => {

@@ -65,7 +65,14 @@ describe('GET / (no token)', () => {
   });
 
   it('serves nothing but the built assets', async () => {
-    for (const p of ['/dashboard/index.html', '/dashboard/missing.js', '/dashboard/..%2Fpackage.json', '/dashboard/%2e%2e%2f%2e%2e%2fpackage.json', '/dashboard/', '/dashboard/sub/main.js']) {
+    for (const p of [
+      '/dashboard/index.html',
+      '/dashboard/missing.js',
+      '/dashboard/..%2Fpackage.json',
+      '/dashboard/%2e%2e%2f%2e%2e%2fpackage.json',
+      '/dashboard/',
+      '/dashboard/sub/main.js',
+    ]) {
       const res = await rawRequest(bridge.url, { path: p });
       expect({ p, status: res.status }).toEqual({ p, status: 404 });
       expect(codeOf(res.body)).toBe('not_found');
@@ -123,7 +130,9 @@ describe('GET / with a token', () => {
   it('a same-origin PUT from the page works with the token, and not without it', async () => {
     const headers = { origin: bridge.url };
     expect((await bridge.request('/config', { method: 'PUT', json: {}, headers })).status).toBe(401);
-    expect((await bridge.request('/config', { method: 'PUT', json: {}, headers: { ...headers, authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect(
+      (await bridge.request('/config', { method: 'PUT', json: {}, headers: { ...headers, authorization: `Bearer ${token}` } })).status,
+    ).toBe(200);
   });
 });
 

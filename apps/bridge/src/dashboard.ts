@@ -35,7 +35,10 @@ const CONTENT_TYPES: Record<string, string> = {
  * command builds first).
  */
 export function defaultDashboardDir(): string {
-  const candidates = [fileURLToPath(new URL('./dashboard/', import.meta.url)), fileURLToPath(new URL('../dist/dashboard/', import.meta.url))];
+  const candidates = [
+    fileURLToPath(new URL('./dashboard/', import.meta.url)),
+    fileURLToPath(new URL('../dist/dashboard/', import.meta.url)),
+  ];
   return candidates.find((dir) => existsSync(path.join(dir, 'index.html'))) ?? candidates[candidates.length - 1]!;
 }
 

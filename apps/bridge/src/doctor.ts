@@ -2,7 +2,14 @@ import type { HealthRecord, Tool, UsageLimits } from '@toolbridge/core';
 
 function pad(cells: string[][]): string {
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
-  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function resetText(iso: string | undefined, now: Date): string {
@@ -18,8 +25,11 @@ function resetText(iso: string | undefined, now: Date): string {
 
 export function usageText(limits: UsageLimits | undefined, now = new Date()): string {
   if (!limits) return '-';
-  if (limits.status !== 'available' || !limits.windows || Object.keys(limits.windows).length === 0) return limits.reason ? `unknown (${limits.reason})` : 'unknown';
-  const windows = Object.entries(limits.windows).map(([name, w]) => `${name} ${Math.round(w.usedPercentage)}% used${resetText(w.resetsAt, now)}`);
+  if (limits.status !== 'available' || !limits.windows || Object.keys(limits.windows).length === 0)
+    return limits.reason ? `unknown (${limits.reason})` : 'unknown';
+  const windows = Object.entries(limits.windows).map(
+    ([name, w]) => `${name} ${Math.round(w.usedPercentage)}% used${resetText(w.resetsAt, now)}`,
+  );
   return (limits.plan ? `${limits.plan}: ` : '') + windows.join('; ');
 }
 

@@ -21,10 +21,18 @@ describe('bridge endpoints', () => {
     },
   });
   const runtime = memoryAdapter('runtime', { type: 'runtime', login: 'none', reply: 'local answer' });
-  const loggedOut = memoryAdapter('loggedout', { login: 'logged-out', fail: () => new ToolAuthError('loggedout is not logged in; run "loggedout login"', { toolId: 'loggedout' }) });
+  const loggedOut = memoryAdapter('loggedout', {
+    login: 'logged-out',
+    fail: () => new ToolAuthError('loggedout is not logged in; run "loggedout login"', { toolId: 'loggedout' }),
+  });
   const buggy = memoryAdapter('buggy', { fail: () => new TypeError('secret internal detail: cannot read properties of undefined') });
-  const broken = memoryAdapter('broken', { fail: () => new ProviderExecutionError('broken crashed with exit code 3', { toolId: 'broken' }) });
-  const down = memoryAdapter('down', { available: false, fail: () => new ToolUnavailableError('down is not installed', { toolId: 'down' }) });
+  const broken = memoryAdapter('broken', {
+    fail: () => new ProviderExecutionError('broken crashed with exit code 3', { toolId: 'broken' }),
+  });
+  const down = memoryAdapter('down', {
+    available: false,
+    fail: () => new ToolUnavailableError('down is not installed', { toolId: 'down' }),
+  });
   const slow = memoryAdapter('slow', { delayMs: 5_000 });
 
   beforeAll(async () => {
@@ -50,7 +58,11 @@ describe('bridge endpoints', () => {
       models: ['alpha-default'],
       defaultModel: 'alpha-default',
     });
-    expect(body.tools[1]).toMatchObject({ id: 'runtime', type: 'runtime', capabilities: ['chat', 'completion', 'model-list', 'health-check'] });
+    expect(body.tools[1]).toMatchObject({
+      id: 'runtime',
+      type: 'runtime',
+      capabilities: ['chat', 'completion', 'model-list', 'health-check'],
+    });
     expect(body.tools[5]).toMatchObject({ id: 'down', available: false, reason: 'down is not installed' });
   });
 
@@ -69,7 +81,12 @@ describe('bridge endpoints', () => {
       authSupported: true,
       authenticated: true,
       authStatus: 'authenticated',
-      usageLimits: { status: 'available', source: 'local_session', plan: 'plus', windows: { five_hour: { usedPercentage: 42, remainingPercentage: 58 } } },
+      usageLimits: {
+        status: 'available',
+        source: 'local_session',
+        plan: 'plus',
+        windows: { five_hour: { usedPercentage: 42, remainingPercentage: 58 } },
+      },
     });
     expect(typeof byId.alpha!.latencyMs).toBe('number');
     expect(new Date(String(byId.alpha!.checkedAt)).toISOString()).toBe(byId.alpha!.checkedAt);
@@ -208,7 +225,11 @@ describe('bridge endpoints', () => {
   });
 
   it('malformed JSON is 400 invalid_request, never 500', async () => {
-    const res = await bridge.request('/chat/alpha', { method: 'POST', body: '{"messages": [', headers: { 'content-type': 'application/json' } });
+    const res = await bridge.request('/chat/alpha', {
+      method: 'POST',
+      body: '{"messages": [',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: { code: 'invalid_request', message: 'request body is not valid JSON', retryable: false } });
   });
@@ -227,10 +248,24 @@ describe('bridge endpoints', () => {
 
   it('GET /openapi.json publishes the very schemas used for validation', async () => {
     const res = await bridge.request('/openapi.json');
-    const doc = (await res.json()) as { openapi: string; info: { version: string }; paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
+    const doc = (await res.json()) as {
+      openapi: string;
+      info: { version: string };
+      paths: Record<string, unknown>;
+      components: { schemas: Record<string, unknown> };
+    };
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe(pkgVersion);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/auth/{toolId}', '/chat', '/chat/{toolId}', '/config', '/discover', '/health', '/health/{toolId}', '/openapi.json']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/auth/{toolId}',
+      '/chat',
+      '/chat/{toolId}',
+      '/config',
+      '/discover',
+      '/health',
+      '/health/{toolId}',
+      '/openapi.json',
+    ]);
     expect(doc.components.schemas.ToolChatRequest).toEqual(JSON.parse(JSON.stringify(toolChatRequestSchema)));
     expect(doc.components.schemas.FallbackChatRequest).toEqual(JSON.parse(JSON.stringify(fallbackChatRequestSchema)));
     expect(doc.components.schemas.Config).toEqual(bridge.toolbridge.registry.config.jsonSchema);
@@ -243,13 +278,22 @@ describe('bridge endpoints', () => {
 
   it('logs one structured line per request, without prompts or answers', async () => {
     bridge.logs.length = 0;
-    await (await bridge.request('/chat/alpha', { method: 'POST', json: { messages: [{ role: 'user', content: 'TOP-SECRET-PROMPT' }] } })).text();
+    await (
+      await bridge.request('/chat/alpha', { method: 'POST', json: { messages: [{ role: 'user', content: 'TOP-SECRET-PROMPT' }] } })
+    ).text();
     await (await bridge.request('/health/nope')).text();
     const text = JSON.stringify(bridge.logs);
     expect(text).not.toContain('TOP-SECRET-PROMPT');
     expect(text).not.toContain('Hello there friend');
     expect(bridge.logs).toEqual([
-      expect.objectContaining({ msg: 'request', method: 'POST', route: '/chat/:toolId', status: 200, toolId: 'alpha', latencyMs: expect.any(Number) }),
+      expect.objectContaining({
+        msg: 'request',
+        method: 'POST',
+        route: '/chat/:toolId',
+        status: 200,
+        toolId: 'alpha',
+        latencyMs: expect.any(Number),
+      }),
       expect.objectContaining({ method: 'GET', route: '/health/:toolId', status: 404, toolId: 'nope', code: 'tool_not_found' }),
     ]);
   });

@@ -17,7 +17,11 @@ describe('fast reads', () => {
   let open: TestBridge;
   let guarded: TestBridge;
   beforeAll(async () => {
-    const usage = { status: 'available' as const, source: 'local_session', windows: { five_hour: { usedPercentage: 10, remainingPercentage: 90, resetsAt: '2099-01-01T00:00:00.000Z' } } };
+    const usage = {
+      status: 'available' as const,
+      source: 'local_session',
+      windows: { five_hour: { usedPercentage: 10, remainingPercentage: 90, resetsAt: '2099-01-01T00:00:00.000Z' } },
+    };
     const tools = () => [memoryAdapter('alpha', { usageLimits: usage }), memoryAdapter('beta', { type: 'runtime', login: 'none' })];
     open = await startTestBridge(tools(), { allowedOrigins: [origin] });
     guarded = await startTestBridge(tools(), { token: 'sesame' });
@@ -27,21 +31,32 @@ describe('fast reads', () => {
     await guarded.close();
   });
 
-  it.each(['/discover', '/health', '/health/alpha', '/health/beta'])('%s answers as the Express route does (status, headers, body)', async (path) => {
-    const fast = await rawRequest(open.url, { path });
-    const express = await rawRequest(open.url, { path: `${path}?refresh=false` });
-    expect(fast.status).toBe(200);
-    expect(express.status).toBe(200);
-    for (const h of ['content-type', 'cache-control', 'x-content-type-options', 'access-control-allow-origin', 'vary', 'x-powered-by', 'etag']) {
-      expect([h, fast.headers[h]]).toEqual([h, express.headers[h]]);
-    }
-    expect(volatile(fast.body)).toBe(volatile(express.body));
-    const logged = open.logs.filter((l) => l.route === (path.startsWith('/health/') ? '/health/:toolId' : path)).slice(-2);
-    expect(logged.map((l) => [l.method, l.status, l.level])).toEqual([
-      ['GET', 200, 'info'],
-      ['GET', 200, 'info'],
-    ]);
-  });
+  it.each(['/discover', '/health', '/health/alpha', '/health/beta'])(
+    '%s answers as the Express route does (status, headers, body)',
+    async (path) => {
+      const fast = await rawRequest(open.url, { path });
+      const express = await rawRequest(open.url, { path: `${path}?refresh=false` });
+      expect(fast.status).toBe(200);
+      expect(express.status).toBe(200);
+      for (const h of [
+        'content-type',
+        'cache-control',
+        'x-content-type-options',
+        'access-control-allow-origin',
+        'vary',
+        'x-powered-by',
+        'etag',
+      ]) {
+        expect([h, fast.headers[h]]).toEqual([h, express.headers[h]]);
+      }
+      expect(volatile(fast.body)).toBe(volatile(express.body));
+      const logged = open.logs.filter((l) => l.route === (path.startsWith('/health/') ? '/health/:toolId' : path)).slice(-2);
+      expect(logged.map((l) => [l.method, l.status, l.level])).toEqual([
+        ['GET', 200, 'info'],
+        ['GET', 200, 'info'],
+      ]);
+    },
+  );
 
   it('an allowed origin gets the same CORS headers; another origin is refused', async () => {
     const fast = await rawRequest(open.url, { path: '/health', headers: { origin } });
@@ -75,11 +90,20 @@ describe('fast reads', () => {
   it('an unknown tool, a body, HEAD and other methods still get the Express answers', async () => {
     const unknown = await rawRequest(open.url, { path: '/health/nope' });
     expect([unknown.status, codeOf(unknown)]).toEqual([404, 'tool_not_found']);
-    const withBody = await rawRequest(open.url, { path: '/health', headers: { 'content-type': 'text/plain', 'content-length': '2' }, body: 'hi' });
+    const withBody = await rawRequest(open.url, {
+      path: '/health',
+      headers: { 'content-type': 'text/plain', 'content-length': '2' },
+      body: 'hi',
+    });
     expect(withBody.status).toBe(415);
     const head = await rawRequest(open.url, { method: 'HEAD', path: '/health' });
     expect(head.status).toBe(200);
-    const post = await rawRequest(open.url, { method: 'POST', path: '/discover', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const post = await rawRequest(open.url, {
+      method: 'POST',
+      path: '/discover',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect([post.status, codeOf(post)]).toEqual([405, 'method_not_allowed']);
   });
 

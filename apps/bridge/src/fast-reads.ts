@@ -60,7 +60,8 @@ export function createFastReads(
   };
 
   return (req, res) => {
-    if (req.method !== 'GET' || isClosing() || req.headers['content-type'] !== undefined || req.headers['transfer-encoding'] !== undefined) return false;
+    if (req.method !== 'GET' || isClosing() || req.headers['content-type'] !== undefined || req.headers['transfer-encoding'] !== undefined)
+      return false;
     if (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') return false;
     const read = readFor(req.url ?? '');
     if (!read || !passes(req, res)) return false;

@@ -40,12 +40,62 @@ const HOSTILE_OBJECTS = [
   '{"prototype":{"polluted":"yes"}}',
 ].map((t) => JSON.parse(t) as unknown);
 const HOSTILE_VALUES: unknown[] = [
-  null, true, false, 0, -1, 0.5, 1e308, -1e308, 2 ** 53 + 1, -0, '', ' ', 'x'.repeat(10_000), '\u0000', '\u202e', '😀',
-  '../../etc/passwd', '--version', '-c', '$(rm -rf /)', [], {}, [null], [[[]]], { a: 1 }, ...HOSTILE_OBJECTS,
+  null,
+  true,
+  false,
+  0,
+  -1,
+  0.5,
+  1e308,
+  -1e308,
+  2 ** 53 + 1,
+  -0,
+  '',
+  ' ',
+  'x'.repeat(10_000),
+  '\u0000',
+  '\u202e',
+  '😀',
+  '../../etc/passwd',
+  '--version',
+  '-c',
+  '$(rm -rf /)',
+  [],
+  {},
+  [null],
+  [[[]]],
+  { a: 1 },
+  ...HOSTILE_OBJECTS,
 ];
 /** Spliced into JSON text where a value goes: things JSON.stringify cannot produce. */
-const RAW_VALUES = ['1e999', '-1e999', '123456789012345678901234567890', '0.0000000000000000000000000000001e-400', 'NaN', 'Infinity', 'undefined', '"\\ud800"', '"\\u0000"', '01', '.5', '+1', "'x'", '"a\nb"'];
-const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', 'x'.repeat(5000), 'messages ', 'MESSAGES', '\u0000'];
+const RAW_VALUES = [
+  '1e999',
+  '-1e999',
+  '123456789012345678901234567890',
+  '0.0000000000000000000000000000001e-400',
+  'NaN',
+  'Infinity',
+  'undefined',
+  '"\\ud800"',
+  '"\\u0000"',
+  '01',
+  '.5',
+  '+1',
+  "'x'",
+  '"a\nb"',
+];
+const HOSTILE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '',
+  'x'.repeat(5000),
+  'messages ',
+  'MESSAGES',
+  '\u0000',
+];
 
 interface Route {
   method: 'POST' | 'PUT';
@@ -56,11 +106,28 @@ interface Route {
 
 const msgs = () => [{ role: 'user', content: 'hi' }];
 const ROUTES: Route[] = [
-  { method: 'PUT', path: '/config', seed: () => ({ codexModel: 'gpt-5', codexSandbox: 'read-only', claudeCodeMaxTurns: 3, ollamaHost: 'http://127.0.0.1:11434' }) },
+  {
+    method: 'PUT',
+    path: '/config',
+    seed: () => ({ codexModel: 'gpt-5', codexSandbox: 'read-only', claudeCodeMaxTurns: 3, ollamaHost: 'http://127.0.0.1:11434' }),
+  },
   ...TOOL_IDS.map((id): Route => ({ method: 'POST', path: `/auth/${id}`, seed: () => ({ timeoutMs: 1000 }) })),
-  ...TOOL_IDS.map((id): Route => ({ method: 'POST', path: `/chat/${id}`, seed: () => ({ messages: msgs(), timeoutMs: 5000, model: 'm', maxTokens: 10, temperature: 0.5 }) })),
-  { method: 'POST', path: '/chat', seed: () => ({ providers: ['codex', 'ollama'], messages: msgs(), retries: 1, perAttemptTimeoutMs: 1000, timeoutMs: 5000 }) },
-  { method: 'POST', path: '/v1/chat/completions', seed: () => ({ model: 'ollama/m', messages: msgs(), max_tokens: 5, temperature: 1, stream: false }), openai: true },
+  ...TOOL_IDS.map((id): Route => ({
+    method: 'POST',
+    path: `/chat/${id}`,
+    seed: () => ({ messages: msgs(), timeoutMs: 5000, model: 'm', maxTokens: 10, temperature: 0.5 }),
+  })),
+  {
+    method: 'POST',
+    path: '/chat',
+    seed: () => ({ providers: ['codex', 'ollama'], messages: msgs(), retries: 1, perAttemptTimeoutMs: 1000, timeoutMs: 5000 }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    seed: () => ({ model: 'ollama/m', messages: msgs(), max_tokens: 5, temperature: 1, stream: false }),
+    openai: true,
+  },
 ];
 
 /** Replace, delete or add something at a random depth of a JSON value. */
@@ -78,7 +145,13 @@ function mutate(value: unknown, r: Random, depth = 0): unknown {
   const keys = Object.keys(copy);
   const roll = r.next();
   if (roll < 0.15 && keys.length) delete copy[r.pick(keys)];
-  else if (roll < 0.35) Object.defineProperty(copy, r.pick(HOSTILE_KEYS), { value: r.pick(HOSTILE_VALUES), enumerable: true, configurable: true, writable: true });
+  else if (roll < 0.35)
+    Object.defineProperty(copy, r.pick(HOSTILE_KEYS), {
+      value: r.pick(HOSTILE_VALUES),
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
   else if (keys.length) {
     const k = r.pick(keys);
     copy[k] = mutate(copy[k], r, depth + 1);
@@ -119,7 +192,10 @@ function hostileText(route: Route, r: Random): { body: string | Buffer; contentT
       return { body: seedText.replace(`"${key}":`, `"${key}":${deep},"${key}_":`), contentType: json };
     }
     case 3:
-      return { body: r.pick(['null', '[]', '"text"', '42', 'true', '', ' ', '{}', '{', '}', '[{}]', '{"a":1}{"b":2}', '\ufeff{}']), contentType: json };
+      return {
+        body: r.pick(['null', '[]', '"text"', '42', 'true', '', ' ', '{}', '{', '}', '[{}]', '{"a":1}{"b":2}', '\ufeff{}']),
+        contentType: json,
+      };
     case 4: {
       // Duplicate keys: the last one wins in JSON.parse.
       const key = r.pick(Object.keys(route.seed()));
@@ -130,7 +206,16 @@ function hostileText(route: Route, r: Random): { body: string | Buffer; contentT
     case 6:
       return {
         body: seedText,
-        contentType: r.pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/jsonx', '', 'application/json, text/plain']),
+        contentType: r.pick([
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          'application/json; charset=utf-16',
+          'application/json; charset=latin1',
+          'application/jsonx',
+          '',
+          'application/json, text/plain',
+        ]),
       };
     default:
       return { body: JSON.stringify(mutate(route.seed(), r)) ?? 'null', contentType: json };
@@ -144,7 +229,10 @@ describe('fuzzing every POST/PUT route', () => {
 
   beforeAll(async () => {
     // Real config keys and schemas, in-memory answers.
-    const adapters = defaultAdapters().map((real): ToolAdapter => ({ ...memoryAdapter(real.id, { type: real.type, login: real.checkAuth ? 'logged-in' : 'none' }), configSchema: real.configSchema }));
+    const adapters = defaultAdapters().map((real): ToolAdapter => ({
+      ...memoryAdapter(real.id, { type: real.type, login: real.checkAuth ? 'logged-in' : 'none' }),
+      configSchema: real.configSchema,
+    }));
     bridge = await startTestBridge(adapters);
     configSchema = bridge.toolbridge.registry.config.jsonSchema;
   });
@@ -165,10 +253,15 @@ describe('fuzzing every POST/PUT route', () => {
           const c = cases[next++]!;
           const headers: Record<string, string> = { 'content-length': String(c.body.length) };
           if (c.contentType) headers['content-type'] = c.contentType;
-          const res = await rawRequest(bridge.url, { method: c.route.method, path: c.route.path, headers, body: c.body }).catch((e: Error) => ({ status: 0, headers: {}, body: String(e) }));
+          const res = await rawRequest(bridge.url, { method: c.route.method, path: c.route.path, headers, body: c.body }).catch(
+            (e: Error) => ({ status: 0, headers: {}, body: String(e) }),
+          );
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           const problem = check(c.route, res);
-          if (problem) failures.push(`seed ${SEED} case ${c.i} ${c.route.method} ${c.route.path} [${JSON.stringify(c.body.subarray(0, 120).toString('utf8'))}]: ${problem}`);
+          if (problem)
+            failures.push(
+              `seed ${SEED} case ${c.i} ${c.route.method} ${c.route.path} [${JSON.stringify(c.body.subarray(0, 120).toString('utf8'))}]: ${problem}`,
+            );
         }
       }),
     );
@@ -197,7 +290,10 @@ describe('fuzzing every POST/PUT route', () => {
   }, 120_000);
 });
 
-function check(route: Route, res: { status: number; headers: Record<string, string | string[] | undefined>; body: string }): string | undefined {
+function check(
+  route: Route,
+  res: { status: number; headers: Record<string, string | string[] | undefined>; body: string },
+): string | undefined {
   if (res.status === 0) return `no response: ${res.body}`;
   if (res.status >= 500) return `status ${res.status}: ${res.body.slice(0, 300)}`;
   const type = String(res.headers['content-type'] ?? '');

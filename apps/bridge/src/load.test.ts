@@ -57,11 +57,13 @@ describe('bridge under load', () => {
     if (stream) {
       const events = parseSse(text);
       const done = events.at(-1);
-      if (done?.event !== 'done' || events.some((e) => e.event === 'error')) return { ok: false, busy: false, what: `stream ended badly: ${text.slice(-300)}` };
+      if (done?.event !== 'done' || events.some((e) => e.event === 'error'))
+        return { ok: false, busy: false, what: `stream ended badly: ${text.slice(-300)}` };
       return { ok: true };
     }
     const body = JSON.parse(text) as { toolId: string; result?: { message: { content: string } } };
-    if (fallback ? !providers.includes(body.toolId as never) : body.toolId !== tool) return { ok: false, busy: false, what: `answer from ${body.toolId}` };
+    if (fallback ? !providers.includes(body.toolId as never) : body.toolId !== tool)
+      return { ok: false, busy: false, what: `answer from ${body.toolId}` };
     if (!fallback && !body.result?.message.content) return { ok: false, busy: false, what: `empty answer: ${text.slice(0, 300)}` };
     return { ok: true };
   }

@@ -24,7 +24,18 @@ const responseSchemas = {
         type: 'object',
         required: ['code', 'message'],
         properties: {
-          code: { type: 'string', examples: ['invalid_request', 'tool_auth_required', 'tool_not_found', 'internal_error', 'provider_execution_failed', 'tool_unavailable', 'timeout'] },
+          code: {
+            type: 'string',
+            examples: [
+              'invalid_request',
+              'tool_auth_required',
+              'tool_not_found',
+              'internal_error',
+              'provider_execution_failed',
+              'tool_unavailable',
+              'timeout',
+            ],
+          },
           message: { type: 'string' },
           toolId: { type: 'string' },
           retryable: { type: 'boolean' },
@@ -217,14 +228,22 @@ export function buildOpenApiDocument(options: { version: string; configSchema: R
         get: {
           operationId: 'getConfig',
           summary: 'Read the process-level provider config',
-          responses: { '200': { description: 'The config', content: json({ type: 'object', required: ['config'], properties: { config: ref('Config') } }) } },
+          responses: {
+            '200': {
+              description: 'The config',
+              content: json({ type: 'object', required: ['config'], properties: { config: ref('Config') } }),
+            },
+          },
         },
         put: {
           operationId: 'replaceConfig',
           summary: 'Replace the whole config; keys not given are removed',
           requestBody: { required: true, content: json(ref('Config')) },
           responses: {
-            '200': { description: 'The new config', content: json({ type: 'object', required: ['config'], properties: { config: ref('Config') } }) },
+            '200': {
+              description: 'The new config',
+              content: json({ type: 'object', required: ['config'], properties: { config: ref('Config') } }),
+            },
             ...errors(400, 413, 415),
           },
         },
@@ -251,7 +270,10 @@ export function buildOpenApiDocument(options: { version: string; configSchema: R
           summary: 'List the tools',
           parameters: [refreshParam],
           responses: {
-            '200': { description: 'Tools', content: json({ type: 'object', required: ['tools'], properties: { tools: { type: 'array', items: ref('Tool') } } }) },
+            '200': {
+              description: 'Tools',
+              content: json({ type: 'object', required: ['tools'], properties: { tools: { type: 'array', items: ref('Tool') } } }),
+            },
             ...errors(400),
           },
         },
@@ -273,8 +295,12 @@ export function buildOpenApiDocument(options: { version: string; configSchema: R
           requestBody: { required: true, content: json(ref('ToolChatRequest')) },
           responses: {
             '200': {
-              description: 'The answer; with "stream": true an SSE stream of `delta`, `progress`, then `done` (data: ChatResponse) or `error` (data: ErrorEnvelope)',
-              content: { ...json(ref('ChatResponse')), ...sse('SSE events: delta {text}, progress {item}, done <ChatResponse>, error <ErrorEnvelope>') },
+              description:
+                'The answer; with "stream": true an SSE stream of `delta`, `progress`, then `done` (data: ChatResponse) or `error` (data: ErrorEnvelope)',
+              content: {
+                ...json(ref('ChatResponse')),
+                ...sse('SSE events: delta {text}, progress {item}, done <ChatResponse>, error <ErrorEnvelope>'),
+              },
             },
             ...errors(400, 401, 404, 413, 415, 500, 502, 503, 504),
           },
@@ -287,7 +313,8 @@ export function buildOpenApiDocument(options: { version: string; configSchema: R
           requestBody: { required: true, content: json(ref('FallbackChatRequest')) },
           responses: {
             '200': {
-              description: 'The answer and the attempts log; with "stream": true an SSE stream of `attempt`, `delta`, `progress`, then `done` (data: FallbackChatResponse) or `error`',
+              description:
+                'The answer and the attempts log; with "stream": true an SSE stream of `attempt`, `delta`, `progress`, then `done` (data: FallbackChatResponse) or `error`',
               content: {
                 ...json(ref('FallbackChatResponse')),
                 ...sse('SSE events: attempt <Attempt>, delta {text}, progress {item}, done <FallbackChatResponse>, error <ErrorEnvelope>'),
@@ -298,7 +325,11 @@ export function buildOpenApiDocument(options: { version: string; configSchema: R
         },
       },
       '/openapi.json': {
-        get: { operationId: 'getOpenApi', summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1 document', content: json({ type: 'object' }) } } },
+        get: {
+          operationId: 'getOpenApi',
+          summary: 'This document',
+          responses: { '200': { description: 'OpenAPI 3.1 document', content: json({ type: 'object' }) } },
+        },
       },
     },
   };

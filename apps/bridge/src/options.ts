@@ -116,7 +116,8 @@ export function normalizeOrigin(value: string): string {
 
 function positiveInt(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) fail(`${name} must be a positive integer (got ${JSON.stringify(value)})`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
+    fail(`${name} must be a positive integer (got ${JSON.stringify(value)})`);
   return value;
 }
 
@@ -139,7 +140,8 @@ export function resolveOptions(input: unknown = {}): ResolvedOptions {
   }
   const list = (name: string, value: unknown): string[] => {
     if (value === undefined) return [];
-    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v.trim() === '')) fail(`${name} must be an array of non-empty strings`);
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v.trim() === ''))
+      fail(`${name} must be an array of non-empty strings`);
     return value as string[];
   };
   const allowedOrigins = [...new Set(list('allowedOrigins', o.allowedOrigins).map(normalizeOrigin))];
@@ -160,7 +162,8 @@ export function resolveOptions(input: unknown = {}): ResolvedOptions {
   else if (typeof o.logger === 'function') logger = o.logger as BridgeLogger;
   else if (o.logger !== undefined) fail('logger must be a function or false');
 
-  if (o.dashboardDir !== undefined && (typeof o.dashboardDir !== 'string' || o.dashboardDir.trim() === '')) fail('dashboardDir must be a non-empty string');
+  if (o.dashboardDir !== undefined && (typeof o.dashboardDir !== 'string' || o.dashboardDir.trim() === ''))
+    fail('dashboardDir must be a non-empty string');
 
   if (!isLoopbackHost(host) && !token) {
     fail(`refusing to listen on non-loopback address ${host} without a token (set token / --token / TOOLBRIDGE_TOKEN)`);

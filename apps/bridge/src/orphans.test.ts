@@ -38,7 +38,9 @@ describe('no orphans, whatever ends the chat', () => {
   it('timeouts: 12 chats past their deadline answer 504 and leave nothing', async () => {
     const res = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        i % 2 ? post(`/chat/${AGENTS[i % 3]}`, { messages, timeoutMs: 1500 }) : post('/chat', { providers: [AGENTS[i % 3]], messages, perAttemptTimeoutMs: 1500 }),
+        i % 2
+          ? post(`/chat/${AGENTS[i % 3]}`, { messages, timeoutMs: 1500 })
+          : post('/chat', { providers: [AGENTS[i % 3]], messages, perAttemptTimeoutMs: 1500 }),
       ),
     );
     for (const r of res) {
@@ -50,7 +52,9 @@ describe('no orphans, whatever ends the chat', () => {
 
   it('client disconnects: 12 plain and streamed chats whose callers go away leave nothing', async () => {
     const controller = new AbortController();
-    const calls = Array.from({ length: 12 }, (_, i) => post(`/chat/${AGENTS[i % 3]}`, { messages, stream: i % 2 === 0 }, controller.signal).catch((e: unknown) => e));
+    const calls = Array.from({ length: 12 }, (_, i) =>
+      post(`/chat/${AGENTS[i % 3]}`, { messages, stream: i % 2 === 0 }, controller.signal).catch((e: unknown) => e),
+    );
     await waitFor(() => running() >= 24, 10_000, 'the tools and their helpers to start');
     controller.abort();
     for (const r of await Promise.all(calls)) expect(r).toMatchObject({ name: 'AbortError' });
@@ -60,7 +64,9 @@ describe('no orphans, whatever ends the chat', () => {
   it('abort of a queued chat starts nothing; the running ones end with their callers', async () => {
     // 3 tools × 4 running + 8 queued each: the queue is used, and left by callers who go away.
     const controller = new AbortController();
-    const calls = Array.from({ length: 30 }, (_, i) => post(`/chat/${AGENTS[i % 3]}`, { messages }, controller.signal).catch((e: Error) => e));
+    const calls = Array.from({ length: 30 }, (_, i) =>
+      post(`/chat/${AGENTS[i % 3]}`, { messages }, controller.signal).catch((e: Error) => e),
+    );
     await waitFor(() => running() >= 24, 10_000, 'every slot to be in use');
     controller.abort();
     await Promise.all(calls);
@@ -71,7 +77,10 @@ describe('no orphans, whatever ends the chat', () => {
 
   it('server close(): in-flight chats are answered 503 or cut, and their processes end', async () => {
     const calls = Array.from({ length: 12 }, (_, i) =>
-      post(i % 3 === 2 ? '/chat' : `/chat/${AGENTS[i % 3]}`, i % 3 === 2 ? { providers: ['opencode'], messages } : { messages, stream: i % 2 === 0 }).then(
+      post(
+        i % 3 === 2 ? '/chat' : `/chat/${AGENTS[i % 3]}`,
+        i % 3 === 2 ? { providers: ['opencode'], messages } : { messages, stream: i % 2 === 0 },
+      ).then(
         async (r) => ({ status: r.status, text: await r.text().catch(() => '') }),
         (e: Error) => e,
       ),

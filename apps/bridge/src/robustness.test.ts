@@ -50,7 +50,10 @@ describe('bridge robustness', () => {
 
   it('answers a badly percent-encoded path with 400, not 500', async () => {
     for (const path of ['/health/%zz', '/chat/%E0%A4%A']) {
-      const res = await bridge.request(path, { method: path.startsWith('/chat') ? 'POST' : 'GET', json: path.startsWith('/chat') ? {} : undefined });
+      const res = await bridge.request(path, {
+        method: path.startsWith('/chat') ? 'POST' : 'GET',
+        json: path.startsWith('/chat') ? {} : undefined,
+      });
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
     }

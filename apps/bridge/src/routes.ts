@@ -1,11 +1,4 @@
-import {
-  InvalidRequestError,
-  ProviderExecutionError,
-  quoted,
-  toChatResponse,
-  ToolNotFoundError,
-  type StreamEvent,
-} from '@toolbridge/core';
+import { InvalidRequestError, ProviderExecutionError, quoted, toChatResponse, ToolNotFoundError, type StreamEvent } from '@toolbridge/core';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { FallbackStreamEvent } from 'toolbridge';
 import { envelopeOf, httpError } from './errors.js';
@@ -55,7 +48,6 @@ function refreshOf(req: Request): boolean {
   throw new InvalidRequestError(`query parameter "refresh" must be true or false (got ${quoted(JSON.stringify(value))})`);
 }
 
-
 interface SseFrame {
   event: string;
   data: unknown;
@@ -71,7 +63,14 @@ interface SseFrame {
  * status; after it, a failure ends the stream with an `error` event (never a
  * clean end that looks like success).
  */
-async function relaySse<E>(res: Response, events: AsyncIterable<E>, signal: AbortSignal, keepAliveMs: number, frame: (event: E) => SseFrame | undefined, toolId?: string): Promise<void> {
+async function relaySse<E>(
+  res: Response,
+  events: AsyncIterable<E>,
+  signal: AbortSignal,
+  keepAliveMs: number,
+  frame: (event: E) => SseFrame | undefined,
+  toolId?: string,
+): Promise<void> {
   const iterator = events[Symbol.asyncIterator]();
   const held: SseFrame[] = [];
   let sse: SseWriter | undefined;
@@ -176,18 +175,29 @@ export function createNativeRouter(ctx: RouteContext): Router {
       }
       const adapter = registry.adapter(toolId);
       const started = performance.now();
-      await relaySse<StreamEvent>(res, registry.stream(toolId, request, call), signal, options.sseKeepAliveMs, (event) => {
-        switch (event.type) {
-          case 'delta':
-            return { event: 'delta', data: { text: event.text } };
-          case 'progress':
-            return progressFrame(event);
-          case 'result':
-            return { event: 'done', data: toChatResponse(adapter, event.result, performance.now() - started, request.model), final: true };
-          default:
-            return undefined;
-        }
-      }, toolId);
+      await relaySse<StreamEvent>(
+        res,
+        registry.stream(toolId, request, call),
+        signal,
+        options.sseKeepAliveMs,
+        (event) => {
+          switch (event.type) {
+            case 'delta':
+              return { event: 'delta', data: { text: event.text } };
+            case 'progress':
+              return progressFrame(event);
+            case 'result':
+              return {
+                event: 'done',
+                data: toChatResponse(adapter, event.result, performance.now() - started, request.model),
+                final: true,
+              };
+            default:
+              return undefined;
+          }
+        },
+        toolId,
+      );
     },
   });
 

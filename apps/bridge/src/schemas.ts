@@ -20,7 +20,13 @@ export const fallbackChatRequestSchema = {
   additionalProperties: false,
   required: ['providers', 'messages'],
   properties: {
-    providers: { type: 'array', minItems: 1, maxItems: 32, items: { type: 'string', minLength: 1 }, description: 'Tool ids in the order to try' },
+    providers: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 32,
+      items: { type: 'string', minLength: 1 },
+      description: 'Tool ids in the order to try',
+    },
     ...chatRequestProperties,
     retries: { type: 'integer', minimum: 0, maximum: 10, description: 'Retries per tool for retryable failures' },
     perAttemptTimeoutMs: { ...timeoutMs, description: 'Time allowed for each attempt, in milliseconds' },

@@ -16,28 +16,34 @@ describe('Host header (DNS rebinding)', () => {
   });
   afterAll(() => bridge.close());
 
-  it.each(['evil.example', `evil.example:${0}`, 'localhost:1', '127.0.0.1', '192.168.1.5:PORT', 'localhost.evil.example:PORT'])('refuses Host %s with 403 before any tool runs', async (host) => {
-    const before = tool.calls.length;
-    const r = await rawRequest(bridge.url, {
-      method: 'POST',
-      path: '/chat/alpha',
-      headers: { host: host.replace('PORT', String(bridge.port)), 'content-type': 'application/json' },
-      body: JSON.stringify(hello),
-    });
-    expect(r.status).toBe(403);
-    expect(codeOf(r.body)).toBe('forbidden');
-    expect(tool.calls.length).toBe(before);
-  });
+  it.each(['evil.example', `evil.example:${0}`, 'localhost:1', '127.0.0.1', '192.168.1.5:PORT', 'localhost.evil.example:PORT'])(
+    'refuses Host %s with 403 before any tool runs',
+    async (host) => {
+      const before = tool.calls.length;
+      const r = await rawRequest(bridge.url, {
+        method: 'POST',
+        path: '/chat/alpha',
+        headers: { host: host.replace('PORT', String(bridge.port)), 'content-type': 'application/json' },
+        body: JSON.stringify(hello),
+      });
+      expect(r.status).toBe(403);
+      expect(codeOf(r.body)).toBe('forbidden');
+      expect(tool.calls.length).toBe(before);
+    },
+  );
 
   it('refuses a request without a Host header', async () => {
     const r = await rawRequest(bridge.url, { path: '/config', headers: { host: '' } });
     expect([400, 403]).toContain(r.status);
   });
 
-  it.each(['localhost:PORT', '127.0.0.1:PORT', 'LOCALHOST:PORT', 'app.localhost:PORT', 'bridge.internal:PORT'])('accepts Host %s', async (host) => {
-    const r = await rawRequest(bridge.url, { path: '/config', headers: { host: host.replace('PORT', String(bridge.port)) } });
-    expect(r.status).toBe(200);
-  });
+  it.each(['localhost:PORT', '127.0.0.1:PORT', 'LOCALHOST:PORT', 'app.localhost:PORT', 'bridge.internal:PORT'])(
+    'accepts Host %s',
+    async (host) => {
+      const r = await rawRequest(bridge.url, { path: '/config', headers: { host: host.replace('PORT', String(bridge.port)) } });
+      expect(r.status).toBe(200);
+    },
+  );
 });
 
 describe('Origin (cross-origin browser requests) and CORS', () => {
@@ -65,7 +71,11 @@ describe('Origin (cross-origin browser requests) and CORS', () => {
   it('answers a preflight from an allowed origin, echoing it (never *)', async () => {
     const res = await bridge.request('/chat/alpha', {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' },
+      headers: {
+        origin: 'http://localhost:3000',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, authorization',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
@@ -135,7 +145,9 @@ describe('Origin (cross-origin browser requests) and CORS', () => {
   });
 
   it('refuses "*" as an allowed origin', () => {
-    expect(() => createServer({ allowedOrigins: ['*'], toolbridge: createToolbridge({ adapters: [] }), logger: false })).toThrow(/may not contain "\*"/);
+    expect(() => createServer({ allowedOrigins: ['*'], toolbridge: createToolbridge({ adapters: [] }), logger: false })).toThrow(
+      /may not contain "\*"/,
+    );
   });
 });
 
@@ -147,13 +159,16 @@ describe('request bodies', () => {
   });
   afterAll(() => bridge.close());
 
-  it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])('refuses %s bodies with 415 (CORS-simple posts)', async (type) => {
-    const before = tool.calls.length;
-    const res = await bridge.request('/chat/alpha', { method: 'POST', body: JSON.stringify(hello), headers: { 'content-type': type } });
-    expect(res.status).toBe(415);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
-    expect(tool.calls.length).toBe(before);
-  });
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])(
+    'refuses %s bodies with 415 (CORS-simple posts)',
+    async (type) => {
+      const before = tool.calls.length;
+      const res = await bridge.request('/chat/alpha', { method: 'POST', body: JSON.stringify(hello), headers: { 'content-type': type } });
+      expect(res.status).toBe(415);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
+      expect(tool.calls.length).toBe(before);
+    },
+  );
 
   it('refuses a body without a content type with 415', async () => {
     const r = await rawRequest(bridge.url, { method: 'PUT', path: '/config', headers: { 'content-length': '2' }, body: '{}' });
@@ -161,7 +176,11 @@ describe('request bodies', () => {
   });
 
   it('accepts application/json with a charset', async () => {
-    const res = await bridge.request('/chat/alpha', { method: 'POST', body: JSON.stringify(hello), headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const res = await bridge.request('/chat/alpha', {
+      method: 'POST',
+      body: JSON.stringify(hello),
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -175,9 +194,15 @@ describe('request bodies', () => {
   it('defaults to a 1 MiB limit', async () => {
     const b = await startTestBridge([memoryAdapter('alpha')]);
     try {
-      const ok = await b.request('/chat/alpha', { method: 'POST', json: { messages: [{ role: 'user', content: 'x'.repeat(900 * 1024) }] } });
+      const ok = await b.request('/chat/alpha', {
+        method: 'POST',
+        json: { messages: [{ role: 'user', content: 'x'.repeat(900 * 1024) }] },
+      });
       expect(ok.status).toBe(200);
-      const tooBig = await b.request('/chat/alpha', { method: 'POST', json: { messages: [{ role: 'user', content: 'x'.repeat(1100 * 1024) }] } });
+      const tooBig = await b.request('/chat/alpha', {
+        method: 'POST',
+        json: { messages: [{ role: 'user', content: 'x'.repeat(1100 * 1024) }] },
+      });
       expect(tooBig.status).toBe(413);
     } finally {
       await b.close();

@@ -26,14 +26,21 @@ export function hostCheck(options: Pick<ResolvedOptions, 'host' | 'allowedHosts'
     const ok = (() => {
       if (!parsed) return false;
       const host = parsed.host.replace(/^::ffff:/, '');
-      for (const l of listed) if (l.host === host && (l.port === undefined ? parsed.port === localPort : parsed.port === l.port)) return true;
+      for (const l of listed)
+        if (l.host === host && (l.port === undefined ? parsed.port === localPort : parsed.port === l.port)) return true;
       if (parsed.port !== localPort) return false;
       if (isLoopbackHost(host)) return true;
       if (isIpLiteral(host) && host === localAddress) return true;
       return !isWildcardHost(options.host) && !isLoopbackHost(options.host) && host === options.host;
     })();
     if (ok) return next();
-    next(httpError('forbidden', 403, `Host header ${header ? JSON.stringify(header) : '(missing)'} is not allowed: use http://127.0.0.1:${localPort} or http://localhost:${localPort}`));
+    next(
+      httpError(
+        'forbidden',
+        403,
+        `Host header ${header ? JSON.stringify(header) : '(missing)'} is not allowed: use http://127.0.0.1:${localPort} or http://localhost:${localPort}`,
+      ),
+    );
   };
 }
 
@@ -44,7 +51,10 @@ export function hostCheck(options: Pick<ResolvedOptions, 'host' | 'allowedHosts'
  */
 function allowedRequestHeaders(requested: string | undefined): string {
   if (!requested) return ALLOWED_HEADERS;
-  const names = requested.split(',').map((h) => h.trim()).filter(Boolean);
+  const names = requested
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
   return names.length > 0 && names.length <= 64 && names.every((h) => /^[A-Za-z0-9-]{1,64}$/.test(h))
     ? [ALLOWED_HEADERS, ...names].join(', ')
     : ALLOWED_HEADERS;
@@ -72,7 +82,8 @@ export function originCheck(options: Pick<ResolvedOptions, 'allowedOrigins'>): R
     const origin = req.headers.origin;
     if (origin === undefined) {
       // Navigations and no-cors fetches from another site carry no Origin, but modern browsers say where they come from.
-      if (req.headers['sec-fetch-site'] === 'cross-site') return next(httpError('forbidden', 403, 'cross-site browser requests are not allowed'));
+      if (req.headers['sec-fetch-site'] === 'cross-site')
+        return next(httpError('forbidden', 403, 'cross-site browser requests are not allowed'));
       return next();
     }
     if (isOwnOrigin(origin, req.headers.host)) return next();
@@ -82,7 +93,12 @@ export function originCheck(options: Pick<ResolvedOptions, 'allowedOrigins'>): R
     res.setHeader('Access-Control-Allow-Origin', origin);
     // Not res.append: the fast read path runs this check on a plain ServerResponse.
     const vary = res.getHeader('Vary');
-    if (!String(vary ?? '').split(/\s*,\s*/).includes('Origin')) res.setHeader('Vary', vary ? `${String(vary)}, Origin` : 'Origin');
+    if (
+      !String(vary ?? '')
+        .split(/\s*,\s*/)
+        .includes('Origin')
+    )
+      res.setHeader('Vary', vary ? `${String(vary)}, Origin` : 'Origin');
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
       res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
       res.setHeader('Access-Control-Allow-Headers', allowedRequestHeaders(req.headers['access-control-request-headers']));
@@ -124,7 +140,13 @@ export const jsonOnly: RequestHandler = (req, _res, next) => {
   const isJson = typeof type === 'string' && /^application\/json\s*(;|$)/i.test(type.trim());
   const claimsBody = type !== undefined && !['GET', 'HEAD', 'OPTIONS'].includes(req.method);
   if ((hasBody(req) || claimsBody) && !isJson) {
-    return next(httpError('unsupported_media_type', 415, `request bodies must be sent as Content-Type: application/json${type ? ` (got ${JSON.stringify(type.split(';')[0])})` : ''}`));
+    return next(
+      httpError(
+        'unsupported_media_type',
+        415,
+        `request bodies must be sent as Content-Type: application/json${type ? ` (got ${JSON.stringify(type.split(';')[0])})` : ''}`,
+      ),
+    );
   }
   next();
 };

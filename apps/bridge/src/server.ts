@@ -120,7 +120,12 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
   });
   const routeContext = { toolbridge, options, version: bridgeVersion(), startedAt, openapi };
   app.use(createNativeRouter(routeContext));
-  const fastReads = createFastReads(routeContext, checks, () => closing, (req, res, fields) => logWhenDone(options, req, res, () => fields));
+  const fastReads = createFastReads(
+    routeContext,
+    checks,
+    () => closing,
+    (req, res, fields) => logWhenDone(options, req, res, () => fields),
+  );
   app.use('/v1', createOpenAIRouter({ toolbridge, chatTimeoutMs: options.chatTimeoutMs, bodyLimit: options.bodyLimit }));
 
   // Routes added by the caller before listen() must still come before the 404; so these go last, lazily.
@@ -160,9 +165,7 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     closing = true;
     closePromise = (async () => {
       const srv = server;
-      const serverClosed = srv
-        ? new Promise<void>((resolve) => srv.close(() => resolve()))
-        : Promise.resolve();
+      const serverClosed = srv ? new Promise<void>((resolve) => srv.close(() => resolve())) : Promise.resolve();
       // Aborting in-flight calls kills their tool processes; their requests answer 503 and finish.
       await toolbridge.close();
       endIdleSockets();
@@ -182,7 +185,11 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     const port = portArg === undefined ? options.port : validatePort(portArg);
     const host = hostArg === undefined ? options.host : normalizeHost(hostArg);
     if ((!isLoopbackHost(host) || isWildcardHost(host)) && !options.token) {
-      return Promise.reject(new Error(`toolbridge bridge: refusing to listen on non-loopback address ${host} without a token (set token / --token / TOOLBRIDGE_TOKEN)`));
+      return Promise.reject(
+        new Error(
+          `toolbridge bridge: refusing to listen on non-loopback address ${host} without a token (set token / --token / TOOLBRIDGE_TOKEN)`,
+        ),
+      );
     }
     installTail();
     // Routes a caller adds come after the native ones (see createNativeRouter above), so they never

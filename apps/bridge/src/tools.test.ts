@@ -28,7 +28,12 @@ describe('bridge over the real adapters', () => {
       logs,
       request: (p, init = {}) => {
         const { json, ...rest } = init;
-        return fetch(running.url + p, { ...rest, ...(json !== undefined ? { body: JSON.stringify(json), headers: { 'content-type': 'application/json', ...(rest.headers as object) } } : {}) });
+        return fetch(running.url + p, {
+          ...rest,
+          ...(json !== undefined
+            ? { body: JSON.stringify(json), headers: { 'content-type': 'application/json', ...(rest.headers as object) } }
+            : {}),
+        });
       },
     };
   });
@@ -68,7 +73,11 @@ describe('bridge over the real adapters', () => {
   it('POST /chat/codex answers from the replayed Codex run, prompt on stdin', async () => {
     const res = await bridge.request('/chat/codex', { method: 'POST', json: { messages: [{ role: 'user', content: 'PROMPT-ON-STDIN' }] } });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { toolId: string; type: string; result: { message: { content: string }; usage: Record<string, number> } };
+    const body = (await res.json()) as {
+      toolId: string;
+      type: string;
+      result: { message: { content: string }; usage: Record<string, number> };
+    };
     expect(body).toMatchObject({ toolId: 'codex', type: 'agent', result: { message: { role: 'assistant', content: 'Hello from mock' } } });
     expect(body.result.usage).toMatchObject({ input_tokens: 1234, output_tokens: 56 });
     const run = (await machine.runs('codex')).filter((r) => r.argv[0] === 'exec').at(-1)!;
@@ -77,7 +86,9 @@ describe('bridge over the real adapters', () => {
   });
 
   it('PUT /config applies to the next chat: codexModel reaches the argv', async () => {
-    expect((await bridge.request('/config', { method: 'PUT', json: { codexModel: 'gpt-test-model', ollamaModel: 'llama3.2:1b' } })).status).toBe(200);
+    expect(
+      (await bridge.request('/config', { method: 'PUT', json: { codexModel: 'gpt-test-model', ollamaModel: 'llama3.2:1b' } })).status,
+    ).toBe(200);
     await (await bridge.request('/chat/codex', { method: 'POST', json: hello })).text();
     const argv = (await machine.runs('codex')).filter((r) => r.argv[0] === 'exec').at(-1)!.argv;
     expect(argv).toContain('gpt-test-model');
@@ -106,11 +117,24 @@ describe('bridge over the real adapters', () => {
 
   it('POST /chat/ollama answers from the in-test server, and streams deltas over SSE', async () => {
     const res = await bridge.request('/chat/ollama', { method: 'POST', json: hello });
-    expect(await res.json()).toMatchObject({ toolId: 'ollama', type: 'runtime', model: 'llama3.2:1b', result: { message: { content: 'Hello from ollama' } } });
+    expect(await res.json()).toMatchObject({
+      toolId: 'ollama',
+      type: 'runtime',
+      model: 'llama3.2:1b',
+      result: { message: { content: 'Hello from ollama' } },
+    });
     const streamed = await bridge.request('/chat/ollama', { method: 'POST', json: { ...hello, stream: true } });
     const events = await readSse(streamed);
-    expect(events.filter((e) => e.event === 'delta').map((e) => (e.data as { text: string }).text).join('')).toBe('Hello from ollama');
-    expect(events.at(-1)).toMatchObject({ event: 'done', data: { toolId: 'ollama', result: { message: { content: 'Hello from ollama' } } } });
+    expect(
+      events
+        .filter((e) => e.event === 'delta')
+        .map((e) => (e.data as { text: string }).text)
+        .join(''),
+    ).toBe('Hello from ollama');
+    expect(events.at(-1)).toMatchObject({
+      event: 'done',
+      data: { toolId: 'ollama', result: { message: { content: 'Hello from ollama' } } },
+    });
   });
 
   it('a timed-out chat is 504 and the tool process is gone', async () => {
@@ -157,7 +181,10 @@ describe('bridge over the real adapters', () => {
   it('POST /auth: Ollama has no login (400), Codex starts its login flow', async () => {
     const ollama = await bridge.request('/auth/ollama', { method: 'POST' });
     expect(ollama.status).toBe(400);
-    expect(((await ollama.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/login/i) });
+    expect(((await ollama.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/login/i),
+    });
     const codex = await bridge.request('/auth/codex', { method: 'POST', json: { timeoutMs: 10_000 } });
     const body = (await codex.json()) as Record<string, unknown>;
     expect(codex.status).toBe(200);

@@ -60,12 +60,18 @@ describe('detect', () => {
     const s = await setup({}, {}, { claudeCodeModel: 'opus' });
     expect(await s.registry.tool('claude-code')).toMatchObject({ models: ['opus', 'sonnet', 'haiku'], defaultModel: 'opus' });
     s.registry.config.replace({ claudeCodeModel: 'claude-sonnet-5-5' });
-    expect(await s.registry.tool('claude-code')).toMatchObject({ models: ['claude-sonnet-5-5', 'sonnet', 'opus', 'haiku'], defaultModel: 'claude-sonnet-5-5' });
+    expect(await s.registry.tool('claude-code')).toMatchObject({
+      models: ['claude-sonnet-5-5', 'sonnet', 'opus', 'haiku'],
+      defaultModel: 'claude-sonnet-5-5',
+    });
   });
 
   it('not installed, or a broken install, is unavailable with a reason', async () => {
     const s = await setup({ version: { stderr: 'error while loading shared libraries\n', exitCode: 127 } });
-    expect(await s.registry.tool('claude-code')).toMatchObject({ available: false, reason: expect.stringMatching(/exited with code 127: error while loading/) });
+    expect(await s.registry.tool('claude-code')).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/exited with code 127: error while loading/),
+    });
     const adapter = createClaudeCodeAdapter();
     const ctx = { config: {}, env: { PATH: pathWithout() }, signal: new AbortController().signal };
     expect(await adapter.detect(ctx)).toMatchObject({ available: false, models: [], reason: expect.stringMatching(/not installed/) });
@@ -93,7 +99,12 @@ describe('chat', () => {
     expect(result.message).toEqual({ role: 'assistant', content: 'Hello from mock' });
     expect(result.usage).toEqual({ input_tokens: 21, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 });
     expect(result.model).toBe('claude-sonnet-5-5');
-    expect(result.metadata).toMatchObject({ toolId: 'claude-code', numTurns: 1, sessionId: expect.any(String), totalCostUsd: expect.any(Number) });
+    expect(result.metadata).toMatchObject({
+      toolId: 'claude-code',
+      numTurns: 1,
+      sessionId: expect.any(String),
+      totalCostUsd: expect.any(Number),
+    });
 
     const [run] = await readRecords(s.recordFile);
     expect(run!.argv.slice(0, 5)).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages']);
@@ -127,11 +138,15 @@ describe('chat', () => {
   it('applies config, request model and cwd, and adapter options', async () => {
     const { dir, cleanup } = await makeTempDir();
     cleanups.push(cleanup);
-    const s = await setup(ok, { maxRetries: 2, persistSessions: true, extraArgs: ['--effort', 'low'] }, {
-      claudeCodeModel: 'opus',
-      claudeCodeMaxTurns: 3,
-      claudeCodeToolAccess: 'read-only',
-    });
+    const s = await setup(
+      ok,
+      { maxRetries: 2, persistSessions: true, extraArgs: ['--effort', 'low'] },
+      {
+        claudeCodeModel: 'opus',
+        claudeCodeMaxTurns: 3,
+        claudeCodeToolAccess: 'read-only',
+      },
+    );
     await s.registry.chat('claude-code', { messages: [{ role: 'system', content: 'sys' }, ...hello.messages], model: 'haiku', cwd: dir });
     const [run] = await readRecords(s.recordFile);
     const flag = (name: string) => run!.argv[run!.argv.indexOf(name) + 1];
@@ -162,7 +177,9 @@ describe('chat', () => {
 
   it('rejects a cwd that is not a directory without running claude', async () => {
     const s = await setup(ok);
-    await expect(s.registry.chat('claude-code', { ...hello, cwd: path.join(s.dir, 'missing') })).rejects.toBeInstanceOf(InvalidRequestError);
+    await expect(s.registry.chat('claude-code', { ...hello, cwd: path.join(s.dir, 'missing') })).rejects.toBeInstanceOf(
+      InvalidRequestError,
+    );
     expect(await readRecords(s.recordFile)).toEqual([]);
   });
 
@@ -171,7 +188,12 @@ describe('chat', () => {
     const events: StreamEvent[] = [];
     for await (const e of s.registry.stream('claude-code', hello)) events.push(e);
     expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'result']);
-    expect(events.filter((e) => e.type === 'delta').map((e) => (e as { text: string }).text).join('')).toBe('Hello from mock');
+    expect(
+      events
+        .filter((e) => e.type === 'delta')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+    ).toBe('Hello from mock');
   });
 
   it('a consumer that stops early leaves no claude process behind', async () => {
@@ -245,9 +267,10 @@ describe('usage limits', () => {
 
   it('a rate_limit_event is persisted (0600) and reported by a new adapter instance', async () => {
     const { stdout, at } = await withFutureResets('claude-rl.out', { 1795322251: 3600, 1795405051: 86_400 });
-    const s = await setup(
-      { chat: { stdout }, authStatus: { stdout: '{"loggedIn":true,"authMethod":"claude.ai","subscriptionType":"max"}\n' } },
-    );
+    const s = await setup({
+      chat: { stdout },
+      authStatus: { stdout: '{"loggedIn":true,"authMethod":"claude.ai","subscriptionType":"max"}\n' },
+    });
     const tool = await s.registry.connect('claude-code');
     expect(await tool.checkAuth!()).toEqual({ authenticated: true, method: 'claude.ai', plan: 'max' });
     await tool.chat(hello);
@@ -263,8 +286,18 @@ describe('usage limits', () => {
       plan: 'max',
       observedAt: expect.any(String),
       windows: {
-        five_hour: { usedPercentage: 42, remainingPercentage: 58, resetsAt: new Date(at[1795322251]! * 1000).toISOString(), windowMinutes: 300 },
-        seven_day: { usedPercentage: 7, remainingPercentage: 93, resetsAt: new Date(at[1795405051]! * 1000).toISOString(), windowMinutes: 10080 },
+        five_hour: {
+          usedPercentage: 42,
+          remainingPercentage: 58,
+          resetsAt: new Date(at[1795322251]! * 1000).toISOString(),
+          windowMinutes: 300,
+        },
+        seven_day: {
+          usedPercentage: 7,
+          remainingPercentage: 93,
+          resetsAt: new Date(at[1795405051]! * 1000).toISOString(),
+          windowMinutes: 10080,
+        },
       },
     });
     expect(health).toMatchObject({ authenticated: true, authStatus: 'authenticated', authMethod: 'oauth_token' });

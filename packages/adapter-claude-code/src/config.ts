@@ -37,9 +37,10 @@ export interface EffectiveSettings {
 /** Read this adapter's keys from the effective config (already validated by the store). */
 export function settingsFrom(config: Readonly<ToolbridgeConfig>): EffectiveSettings {
   const model = typeof config.claudeCodeModel === 'string' && config.claudeCodeModel.length > 0 ? config.claudeCodeModel : undefined;
-  const maxTurns = typeof config.claudeCodeMaxTurns === 'number' && Number.isInteger(config.claudeCodeMaxTurns) && config.claudeCodeMaxTurns >= 1
-    ? config.claudeCodeMaxTurns
-    : undefined;
+  const maxTurns =
+    typeof config.claudeCodeMaxTurns === 'number' && Number.isInteger(config.claudeCodeMaxTurns) && config.claudeCodeMaxTurns >= 1
+      ? config.claudeCodeMaxTurns
+      : undefined;
   const access = config.claudeCodeToolAccess;
   const toolAccess = TOOL_ACCESS_VALUES.includes(access as ClaudeCodeToolAccess) ? (access as ClaudeCodeToolAccess) : 'none';
   return { model, maxTurns, toolAccess };

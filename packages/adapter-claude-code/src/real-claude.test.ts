@@ -14,7 +14,12 @@ describe('real claude 2.1.330 against a mock Anthropic API', () => {
   let server: MockAnthropicServer;
   let home: { dir: string; cleanup(): Promise<void> };
   const registries: ToolRegistry[] = [];
-  const hello = { messages: [{ role: 'system' as const, content: 'Answer tersely.' }, { role: 'user' as const, content: 'Say hello' }] };
+  const hello = {
+    messages: [
+      { role: 'system' as const, content: 'Answer tersely.' },
+      { role: 'user' as const, content: 'Say hello' },
+    ],
+  };
 
   beforeAll(async () => {
     server = await startMockAnthropic();
@@ -130,14 +135,21 @@ describe('real claude 2.1.330 against a mock Anthropic API', () => {
     const { registry } = registryWith('none', 'loggedout');
     const tool = await registry.connect('claude-code');
     expect(await tool.checkAuth!({ timeoutMs: 30_000 })).toMatchObject({ authenticated: false });
-    expect(await registry.health('claude-code', { timeoutMs: 30_000 })).toMatchObject({ authenticated: false, authStatus: 'unauthenticated' });
+    expect(await registry.health('claude-code', { timeoutMs: 30_000 })).toMatchObject({
+      authenticated: false,
+      authStatus: 'unauthenticated',
+    });
   }, 120_000);
 
   it('startAuth: the real `claude auth login` prints its URL; dispose ends the flow', async () => {
     const { registry, dir } = registryWith('none', 'login');
     const tool = await registry.connect('claude-code');
     const started = await tool.startAuth!({ timeoutMs: 30_000 });
-    expect(started).toMatchObject({ status: 'started', command: 'claude auth login', url: expect.stringMatching(/^https:\/\/claude\.ai\/oauth\/authorize\?/) });
+    expect(started).toMatchObject({
+      status: 'started',
+      command: 'claude auth login',
+      url: expect.stringMatching(/^https:\/\/claude\.ai\/oauth\/authorize\?/),
+    });
     expect((await tool.startAuth!()).status).toBe('in_progress');
     expect((await processesWithHome(dir)).length).toBeGreaterThan(0);
     await registry.close();

@@ -10,7 +10,13 @@ import {
 import { StreamParser } from './stream-parser.js';
 import { captureText } from './testing/fake-claude.js';
 
-const exited = (exitCode: number, stderrTail = ''): ProcessResult => ({ exitCode, signal: null, stderrTail, stdoutBytes: 0, durationMs: 1 });
+const exited = (exitCode: number, stderrTail = ''): ProcessResult => ({
+  exitCode,
+  signal: null,
+  stderrTail,
+  stdoutBytes: 0,
+  durationMs: 1,
+});
 
 async function replay(name: string): Promise<{ parser: StreamParser; events: StreamEvent[]; rateLimits: unknown[] }> {
   const parser = new StreamParser();

@@ -158,7 +158,12 @@ export class StreamParser {
       if (b?.type === 'tool_result') {
         out.push({
           type: 'progress',
-          item: { kind: 'tool_use', id: str(b.tool_use_id), status: 'completed', ...(b.is_error === true ? { data: { isError: true } } : {}) },
+          item: {
+            kind: 'tool_use',
+            id: str(b.tool_use_id),
+            status: 'completed',
+            ...(b.is_error === true ? { data: { isError: true } } : {}),
+          },
         });
       }
     }
@@ -207,15 +212,8 @@ export class StreamParser {
   private failureWithoutResult(proc: ProcessResult): ToolbridgeError {
     if (this.failure.error) return classifyFailure({ ...this.failure, rateLimit: this.failure.rateLimit ?? this.rateLimit }, proc);
     const stderr = tail(proc.stderrTail, 600);
-    const how = proc.signal
-      ? `was killed by ${proc.signal}`
-      : proc.exitCode !== 0
-        ? `exited with code ${proc.exitCode}`
-        : 'exited';
-    const what =
-      this.jsonLines === 0 && this.otherLines > 0
-        ? 'printed output that is not stream-json'
-        : 'ended without a result';
+    const how = proc.signal ? `was killed by ${proc.signal}` : proc.exitCode !== 0 ? `exited with code ${proc.exitCode}` : 'exited';
+    const what = this.jsonLines === 0 && this.otherLines > 0 ? 'printed output that is not stream-json' : 'ended without a result';
     return new ProviderExecutionError(`Claude Code ${what} (it ${how})${stderr ? `: ${stderr}` : ''}`, {
       toolId: TOOL_ID,
       details: { exitCode: proc.exitCode, signal: proc.signal, stderrTail: proc.stderrTail },

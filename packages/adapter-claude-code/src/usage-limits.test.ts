@@ -2,14 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { readFile, readdir, stat, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { makeTempDir } from '@toolbridge/test-suite';
-import {
-  defaultStateDir,
-  readSnapshot,
-  snapshotFromRateLimit,
-  STATE_FILE_NAME,
-  usageLimitsFrom,
-  writeSnapshot,
-} from './usage-limits.js';
+import { defaultStateDir, readSnapshot, snapshotFromRateLimit, STATE_FILE_NAME, usageLimitsFrom, writeSnapshot } from './usage-limits.js';
 
 const info = {
   status: 'allowed',
@@ -48,7 +41,10 @@ describe('usage limits', () => {
     const s = snapshotFromRateLimit(info, { observedAt: new Date('2026-11-22T03:37:31Z') })!;
     const afterFive = usageLimitsFrom(s, Date.parse('2026-11-22T09:00:00Z'));
     expect(Object.keys(afterFive.windows!)).toEqual(['seven_day']);
-    expect(usageLimitsFrom(s, Date.parse('2026-11-24T00:00:00Z'))).toMatchObject({ status: 'unavailable', reason: expect.stringMatching(/reset/) });
+    expect(usageLimitsFrom(s, Date.parse('2026-11-24T00:00:00Z'))).toMatchObject({
+      status: 'unavailable',
+      reason: expect.stringMatching(/reset/),
+    });
   });
 
   it('ignores an event without utilizations', () => {

@@ -72,8 +72,7 @@ export function usageLimitsFrom(snapshot: UsageSnapshot | undefined, now = Date.
   if (!snapshot) {
     return {
       status: 'unavailable',
-      reason:
-        'Claude Code reports usage windows only while it runs with a Claude subscription login; none has been observed yet',
+      reason: 'Claude Code reports usage windows only while it runs with a Claude subscription login; none has been observed yet',
     };
   }
   const windows: Record<string, UsageWindow> = {};

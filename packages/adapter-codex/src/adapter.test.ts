@@ -53,15 +53,21 @@ async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[
   return out;
 }
 
-const readPids = async (file: string) =>
-  (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
+const readPids = async (file: string) => (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
 
 const jsonl = (...events: unknown[]) => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
 
 describe('argv', () => {
   it('builds `codex exec` with the sandbox, the model and `-` last', () => {
     expect(buildExecArgs({ sandbox: 'read-only' })).toEqual([
-      'exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-c', 'features.shell_snapshot=false', '-',
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '--sandbox',
+      'read-only',
+      '-c',
+      'features.shell_snapshot=false',
+      '-',
     ]);
     expect(
       buildExecArgs({ sandbox: 'workspace-write', model: 'gpt-5', ephemeral: true, shellSnapshot: true, extraArgs: ['-c', 'a=b'] }),
@@ -80,7 +86,9 @@ describe('chat against a fake codex replaying the real output', () => {
       metadata: {
         threadId: '01a20148-b4b2-79a1-8a35-96c1c4f476c8',
         sandbox: 'read-only',
-        warnings: ['Model metadata for `mock-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.'],
+        warnings: [
+          'Model metadata for `mock-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.',
+        ],
       },
     });
   });
@@ -99,8 +107,18 @@ describe('chat against a fake codex replaying the real output', () => {
     await fake.adapter.chat(request, fake.ctx({ codexModel: 'gpt-5', codexSandbox: 'workspace-write' }));
     const seen = JSON.parse(await readFile(record, 'utf8')) as { argv: string[]; stdin: string };
     expect(seen.argv).toEqual([
-      'exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-m', 'gpt-5',
-      '-c', 'features.shell_snapshot=false', '-c', 'model_provider=mock', '-',
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '--sandbox',
+      'workspace-write',
+      '-m',
+      'gpt-5',
+      '-c',
+      'features.shell_snapshot=false',
+      '-c',
+      'model_provider=mock',
+      '-',
     ]);
     expect(seen.argv.join(' ')).not.toContain('SECRET-PROMPT');
     expect(seen.stdin).toBe(renderConversation(request.messages));
@@ -110,7 +128,16 @@ describe('chat against a fake codex replaying the real output', () => {
     // Defaults: read-only, no -m; a request's model wins over the config.
     await fake.adapter.chat(hello, fake.ctx());
     expect(JSON.parse(await readFile(record, 'utf8')).argv).toEqual([
-      'exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-c', 'features.shell_snapshot=false', '-c', 'model_provider=mock', '-',
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '--sandbox',
+      'read-only',
+      '-c',
+      'features.shell_snapshot=false',
+      '-c',
+      'model_provider=mock',
+      '-',
     ]);
     await fake.adapter.chat({ ...hello, model: 'o3' }, fake.ctx({ codexModel: 'gpt-5' }));
     expect(JSON.parse(await readFile(record, 'utf8')).argv).toContain('o3');
@@ -119,7 +146,9 @@ describe('chat against a fake codex replaying the real output', () => {
 
   it('rejects a model that Codex would read as an option', async () => {
     const { adapter, ctx } = await setup({ exec: REPLAYS.ok });
-    await expect(adapter.chat({ ...hello, model: '--dangerously-bypass-approvals-and-sandbox' }, ctx())).rejects.toBeInstanceOf(InvalidRequestError);
+    await expect(adapter.chat({ ...hello, model: '--dangerously-bypass-approvals-and-sandbox' }, ctx())).rejects.toBeInstanceOf(
+      InvalidRequestError,
+    );
   });
 
   it('runs in a fresh temporary directory that is removed afterwards, or in the caller’s cwd', async () => {
@@ -203,12 +232,48 @@ describe('stream', () => {
       { type: 'turn.started' },
       { type: 'item.completed', item: { id: 'item_0', type: 'reasoning', text: '**Looking at files**' } },
       { type: 'item.completed', item: { id: 'item_1', type: 'agent_message', text: 'Let me list the files.' } },
-      { type: 'item.started', item: { id: 'item_2', type: 'command_execution', command: 'bash -lc ls', aggregated_output: '', exit_code: null, status: 'in_progress' } },
-      { type: 'item.completed', item: { id: 'item_2', type: 'command_execution', command: 'bash -lc ls', aggregated_output: 'a.txt\n', exit_code: 0, status: 'completed' } },
-      { type: 'item.completed', item: { id: 'item_3', type: 'file_change', changes: [{ path: 'a.txt', kind: 'update' }], status: 'completed' } },
-      { type: 'item.updated', item: { id: 'item_4', type: 'todo_list', items: [{ text: 'read', completed: true }, { text: 'answer', completed: false }] } },
+      {
+        type: 'item.started',
+        item: {
+          id: 'item_2',
+          type: 'command_execution',
+          command: 'bash -lc ls',
+          aggregated_output: '',
+          exit_code: null,
+          status: 'in_progress',
+        },
+      },
+      {
+        type: 'item.completed',
+        item: {
+          id: 'item_2',
+          type: 'command_execution',
+          command: 'bash -lc ls',
+          aggregated_output: 'a.txt\n',
+          exit_code: 0,
+          status: 'completed',
+        },
+      },
+      {
+        type: 'item.completed',
+        item: { id: 'item_3', type: 'file_change', changes: [{ path: 'a.txt', kind: 'update' }], status: 'completed' },
+      },
+      {
+        type: 'item.updated',
+        item: {
+          id: 'item_4',
+          type: 'todo_list',
+          items: [
+            { text: 'read', completed: true },
+            { text: 'answer', completed: false },
+          ],
+        },
+      },
       { type: 'item.completed', item: { id: 'item_5', type: 'agent_message', text: 'There is one file: a.txt.' } },
-      { type: 'turn.completed', usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 2, brand_new_counter: 3, ratio: 0.5 } },
+      {
+        type: 'turn.completed',
+        usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 2, brand_new_counter: 3, ratio: 0.5 },
+      },
     );
     const { adapter, ctx } = await setup({ exec: { stdout } });
     const events = await collect(adapter.stream(hello, ctx()));
@@ -227,7 +292,13 @@ describe('stream', () => {
     expect(result?.type).toBe('result');
     if (result?.type === 'result') {
       expect(result.result.message.content).toBe('There is one file: a.txt.');
-      expect(result.result.usage).toEqual({ input_tokens: 10, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 2, brand_new_counter: 3 });
+      expect(result.result.usage).toEqual({
+        input_tokens: 10,
+        cached_input_tokens: 0,
+        output_tokens: 5,
+        reasoning_output_tokens: 2,
+        brand_new_counter: 3,
+      });
       expect(result.result.metadata.threadId).toBe('t-1');
     }
   });
@@ -309,7 +380,10 @@ describe('failures', () => {
   });
 
   it('exit 0 without an agent message → ProviderExecutionError', async () => {
-    const stdout = capture('codex-mock.out').split('\n').filter((l) => !l.includes('agent_message')).join('\n');
+    const stdout = capture('codex-mock.out')
+      .split('\n')
+      .filter((l) => !l.includes('agent_message'))
+      .join('\n');
     const { adapter, ctx } = await setup({ exec: { stdout } });
     await expect(adapter.chat(hello, ctx())).rejects.toThrow(/finished without an answer/);
   });
@@ -395,7 +469,10 @@ describe('detect', () => {
 
   it('reports a failing --version with its stderr', async () => {
     const { adapter, ctx } = await setup({ version: { stderr: 'error while loading shared libraries\n', exitCode: 127 } });
-    expect(await adapter.detect(ctx())).toMatchObject({ available: false, reason: expect.stringContaining('error while loading shared libraries') });
+    expect(await adapter.detect(ctx())).toMatchObject({
+      available: false,
+      reason: expect.stringContaining('error while loading shared libraries'),
+    });
   });
 });
 

@@ -173,7 +173,9 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
       const exit = await proc.result;
       if (exit.exitCode !== 0 || exit.signal) {
         const message =
-          parser.failure ?? parser.lastError ?? (cleanStderr(exit.stderrTail) || `codex exited with ${exit.signal ?? `code ${exit.exitCode}`}`);
+          parser.failure ??
+          parser.lastError ??
+          (cleanStderr(exit.stderrTail) || `codex exited with ${exit.signal ?? `code ${exit.exitCode}`}`);
         throw classifyFailure(message, { stderrTail: exit.stderrTail, exitCode: exit.exitCode });
       }
       // A clean exit without turn.completed still counts when an answer came.
@@ -189,7 +191,10 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
         });
       }
       const usedModel =
-        model ?? (parser.threadId && !options.ephemeral ? await sessionModel(codexHomeOf(ctx), parser.threadId, ctx.signal).catch(() => undefined) : undefined);
+        model ??
+        (parser.threadId && !options.ephemeral
+          ? await sessionModel(codexHomeOf(ctx), parser.threadId, ctx.signal).catch(() => undefined)
+          : undefined);
       yield {
         type: 'result',
         result: {
@@ -238,7 +243,10 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
           maxOutputBytes: 64 * 1024,
         });
         if (r.exitCode !== 0) {
-          return { ...base, reason: `codex --version exited with code ${r.exitCode}${cleanStderr(r.stderrTail) ? `: ${cleanStderr(r.stderrTail)}` : ''}` };
+          return {
+            ...base,
+            reason: `codex --version exited with code ${r.exitCode}${cleanStderr(r.stderrTail) ? `: ${cleanStderr(r.stderrTail)}` : ''}`,
+          };
         }
         const version = parseVersion(r.stdout);
         return { ...base, available: true, ...(version ? { version } : {}) };

@@ -1,11 +1,4 @@
-import {
-  ProviderExecutionError,
-  QuotaExceededError,
-  RateLimitError,
-  ToolAuthError,
-  tail,
-  type ToolbridgeError,
-} from '@toolbridge/core';
+import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, tail, type ToolbridgeError } from '@toolbridge/core';
 
 export const TOOL_ID = 'codex';
 
@@ -18,7 +11,9 @@ const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
  * same one unless the caller gave the child a different `TZ`.
  */
 export function parseRetryAt(message: string, now: Date = new Date()): Date | undefined {
-  const m = /try again at\s+(?:([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\s+)?(\d{1,2}):(\d{2})\s*([AaPp][Mm])/i.exec(message);
+  const m = /try again at\s+(?:([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\s+)?(\d{1,2}):(\d{2})\s*([AaPp][Mm])/i.exec(
+    message,
+  );
   if (!m) return undefined;
   let hour = Number(m[4]) % 12;
   if (m[6]!.toLowerCase() === 'pm') hour += 12;

@@ -100,7 +100,12 @@ describe('real codex 0.169.0 against a mock Responses API', () => {
       status: 'available',
       source: 'local_session',
       windows: {
-        five_hour: { usedPercentage: 42.5, remainingPercentage: 57.5, resetsAt: new Date(RESET_5H * 1000).toISOString(), windowMinutes: 300 },
+        five_hour: {
+          usedPercentage: 42.5,
+          remainingPercentage: 57.5,
+          resetsAt: new Date(RESET_5H * 1000).toISOString(),
+          windowMinutes: 300,
+        },
         seven_day: { usedPercentage: 7, remainingPercentage: 93, resetsAt: new Date(RESET_7D * 1000).toISOString(), windowMinutes: 10080 },
       },
     });
@@ -113,7 +118,12 @@ describe('real codex 0.169.0 against a mock Responses API', () => {
     mock.behaviour = { kind: 'reply', text: TEXT };
     const events: StreamEvent[] = [];
     for await (const e of registry.stream('codex', ask('stream please'), { timeoutMs: 60_000 })) events.push(e);
-    expect(events.filter((e) => e.type === 'delta').map((e) => (e.type === 'delta' ? e.text : '')).join('')).toBe(TEXT);
+    expect(
+      events
+        .filter((e) => e.type === 'delta')
+        .map((e) => (e.type === 'delta' ? e.text : ''))
+        .join(''),
+    ).toBe(TEXT);
     expect(events.at(-1)?.type).toBe('result');
   }, 120_000);
 

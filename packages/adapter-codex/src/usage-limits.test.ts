@@ -51,8 +51,18 @@ describe('readUsageLimits', () => {
       status: 'available',
       source: 'local_session',
       windows: {
-        five_hour: { usedPercentage: 42.5, remainingPercentage: 57.5, resetsAt: new Date(1795321471 * 1000).toISOString(), windowMinutes: 300 },
-        seven_day: { usedPercentage: 7, remainingPercentage: 93, resetsAt: new Date(1795404271 * 1000).toISOString(), windowMinutes: 10080 },
+        five_hour: {
+          usedPercentage: 42.5,
+          remainingPercentage: 57.5,
+          resetsAt: new Date(1795321471 * 1000).toISOString(),
+          windowMinutes: 300,
+        },
+        seven_day: {
+          usedPercentage: 7,
+          remainingPercentage: 93,
+          resetsAt: new Date(1795404271 * 1000).toISOString(),
+          windowMinutes: 10080,
+        },
       },
       observedAt: '2026-11-22T03:24:31.938Z',
     });
@@ -88,7 +98,11 @@ describe('readUsageLimits', () => {
       home,
       '2026/11/22',
       'rollout-2026-11-22T02-00-00-b.jsonl',
-      [tokenCount('2026-11-22T02:00:00Z', at(20)), tokenCount('2026-11-22T02:05:00Z', at(21)), '{"type":"event_msg","payload":{"type":"task_complete"}}'].join('\n') + '\n',
+      [
+        tokenCount('2026-11-22T02:00:00Z', at(20)),
+        tokenCount('2026-11-22T02:05:00Z', at(21)),
+        '{"type":"event_msg","payload":{"type":"task_complete"}}',
+      ].join('\n') + '\n',
     );
     const limits = await readUsageLimits(home);
     expect(limits).toMatchObject({ status: 'available', plan: 'plus', observedAt: '2026-11-22T02:05:00.000Z' });
@@ -97,7 +111,12 @@ describe('readUsageLimits', () => {
 
   it('skips newer files without rate limits (API-key sessions, null limits) and keeps looking', async () => {
     const home = await codexHome();
-    await putSession(home, '2026/11/20', 'rollout-2026-11-20T00-00-00-a.jsonl', tokenCount('2026-11-20T00:00:00Z', { primary: { used_percent: 33, window_minutes: 300, resets_at: 1795321471 } }) + '\n');
+    await putSession(
+      home,
+      '2026/11/20',
+      'rollout-2026-11-20T00-00-00-a.jsonl',
+      tokenCount('2026-11-20T00:00:00Z', { primary: { used_percent: 33, window_minutes: 300, resets_at: 1795321471 } }) + '\n',
+    );
     await putSession(home, '2026/11/22', 'rollout-2026-11-22T00-00-00-a.jsonl', tokenCount('2026-11-22T00:00:00Z', null) + '\n');
     const limits = await readUsageLimits(home);
     expect(limits.windows?.five_hour?.usedPercentage).toBe(33);
@@ -135,5 +154,4 @@ describe('readUsageLimits', () => {
     await putSession(home, '2026/11/22', 'rollout-2026-11-22T00-00-00-a.jsonl', '{"type":"session_meta"}\n');
     expect(await readUsageLimits(home)).toMatchObject({ status: 'unavailable', reason: expect.stringContaining('no usage-limit data') });
   });
-
 });

@@ -96,8 +96,6 @@ export async function readUsageLimits(codexHome: string, options: ReadUsageLimit
     status: 'unavailable',
     source: 'local_session',
     reason:
-      looked === 0
-        ? `no Codex session logs in ${sessionsDir}`
-        : `no usage-limit data in the newest Codex session logs (${sessionsDir})`,
+      looked === 0 ? `no Codex session logs in ${sessionsDir}` : `no usage-limit data in the newest Codex session logs (${sessionsDir})`,
   };
 }

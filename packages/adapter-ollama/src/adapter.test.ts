@@ -146,7 +146,11 @@ describe('chat and stream', () => {
     fake.options.models = ['llama3.2:latest', 'qwen3:14b'];
     await adapter.chat(hello, ctxFor());
     expect(fake.requests.map((r) => r.path)).toEqual(['/api/chat', '/api/chat', '/api/tags', '/api/chat']);
-    expect(chatRequests().map((r) => (r.body as { model: string }).model)).toEqual(['llama3.2:latest', 'llama3.2:latest', 'llama3.2:latest']);
+    expect(chatRequests().map((r) => (r.body as { model: string }).model)).toEqual([
+      'llama3.2:latest',
+      'llama3.2:latest',
+      'llama3.2:latest',
+    ]);
   });
 
   it('refuses to chat when no model is installed and none is named', async () => {
@@ -194,7 +198,11 @@ describe('failures', () => {
     expect(error.message).toBe(
       'Ollama has no model "mistral:7b" (model "mistral:7b" not found, try pulling it first). Installed models: qwen3:14b, llama3.2:latest. Pull it with `ollama pull mistral:7b`.',
     );
-    expect(error).toMatchObject({ toolId: 'ollama', httpStatus: 400, details: { model: 'mistral:7b', installed: ['qwen3:14b', 'llama3.2:latest'] } });
+    expect(error).toMatchObject({
+      toolId: 'ollama',
+      httpStatus: 400,
+      details: { model: 'mistral:7b', installed: ['qwen3:14b', 'llama3.2:latest'] },
+    });
   });
 
   it('understands the newer not-found wording too', async () => {
@@ -204,8 +212,12 @@ describe('failures', () => {
     expect(error.message).toMatch(/^Ollama has no model "qwen3:14b"/);
   });
 
-  it('a 500: ProviderExecutionError with Ollama\'s message', async () => {
-    fake.set('/api/chat', { kind: 'status', status: 500, error: 'model requires more system memory (9.3 GiB) than is available (4.1 GiB)' });
+  it("a 500: ProviderExecutionError with Ollama's message", async () => {
+    fake.set('/api/chat', {
+      kind: 'status',
+      status: 500,
+      error: 'model requires more system memory (9.3 GiB) than is available (4.1 GiB)',
+    });
     const error = await adapter.chat(hello, ctxFor()).catch((e) => e);
     expect(error).toBeInstanceOf(ProviderExecutionError);
     expect(error).toMatchObject({
@@ -215,7 +227,7 @@ describe('failures', () => {
     });
   });
 
-  it('a 400: ProviderExecutionError with Ollama\'s message', async () => {
+  it("a 400: ProviderExecutionError with Ollama's message", async () => {
     fake.set('/api/chat', { kind: 'status', status: 400, error: '"nomic-embed-text" does not support chat' });
     const error = await adapter.chat(hello, ctxFor()).catch((e) => e);
     expect(error).toBeInstanceOf(ProviderExecutionError);
@@ -237,7 +249,11 @@ describe('failures', () => {
   });
 
   it('an {"error"} line mid-stream: ProviderExecutionError with Ollama\'s message', async () => {
-    fake.set('/api/chat', { kind: 'stream-error', afterChunks: 2, error: 'an error was encountered while running the model: unexpected EOF' });
+    fake.set('/api/chat', {
+      kind: 'stream-error',
+      afterChunks: 2,
+      error: 'an error was encountered while running the model: unexpected EOF',
+    });
     const events: StreamEvent[] = [];
     const error = await (async () => {
       for await (const e of adapter.stream(hello, ctxFor())) events.push(e);
@@ -307,7 +323,7 @@ describe('failures', () => {
     expect(result.message.content).toBe('Hello! How can I help you today?');
   });
 
-  it('slow first byte past the deadline: the deadline\'s TimeoutError, request closed', async () => {
+  it("slow first byte past the deadline: the deadline's TimeoutError, request closed", async () => {
     fake.set('/api/chat', { kind: 'slow', delayMs: 5000 });
     const error = await adapter.chat(hello, ctxFor({}, { timeoutMs: 150 })).catch((e) => e);
     expect(error).toBeInstanceOf(TimeoutError);
@@ -360,7 +376,13 @@ describe('completion', () => {
       ctxFor({ ollamaModel: 'llama3.2' }),
     );
     expect(fake.requests.filter((r) => r.path === '/api/generate').map((r) => r.body)).toEqual([
-      { model: 'llama3.2', prompt: 'Once upon a time', system: 'You write fables.', stream: true, options: { num_predict: 4, temperature: 0 } },
+      {
+        model: 'llama3.2',
+        prompt: 'Once upon a time',
+        system: 'You write fables.',
+        stream: true,
+        options: { num_predict: 4, temperature: 0 },
+      },
     ]);
     expect(result).toEqual({
       text: 'Hello! How can I ',

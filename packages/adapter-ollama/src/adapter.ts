@@ -75,7 +75,9 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
     if (model) return model;
     const installed = await listModels(conn, ctx.signal);
     if (installed.length === 0) {
-      throw new InvalidRequestError('No Ollama model is installed; pull one first (e.g. `ollama pull llama3.2`) or name one', { toolId: TOOL_ID });
+      throw new InvalidRequestError('No Ollama model is installed; pull one first (e.g. `ollama pull llama3.2`) or name one', {
+        toolId: TOOL_ID,
+      });
     }
     return installed[0]!;
   };
@@ -84,7 +86,13 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
     const conn = connectionFor(ctx);
     const probe = new AbortController();
     const timer = setTimeout(
-      () => probe.abort(new TimeoutError(`Ollama at ${conn.baseUrl} did not answer within ${probeTimeoutMs} ms`, { toolId: TOOL_ID, timeoutMs: probeTimeoutMs })),
+      () =>
+        probe.abort(
+          new TimeoutError(`Ollama at ${conn.baseUrl} did not answer within ${probeTimeoutMs} ms`, {
+            toolId: TOOL_ID,
+            timeoutMs: probeTimeoutMs,
+          }),
+        ),
       probeTimeoutMs,
     );
     const signal = AbortSignal.any([ctx.signal, probe.signal]);
@@ -152,7 +160,10 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
     if (request.maxTokens !== undefined && !(Number.isInteger(request.maxTokens) && request.maxTokens >= 1)) {
       throw new InvalidRequestError('completion request "maxTokens" must be an integer >= 1', { toolId: TOOL_ID });
     }
-    if (request.temperature !== undefined && !(typeof request.temperature === 'number' && request.temperature >= 0 && request.temperature <= 2)) {
+    if (
+      request.temperature !== undefined &&
+      !(typeof request.temperature === 'number' && request.temperature >= 0 && request.temperature <= 2)
+    ) {
       throw new InvalidRequestError('completion request "temperature" must be a number from 0 to 2', { toolId: TOOL_ID });
     }
     const conn = connectionFor(ctx);

@@ -55,7 +55,8 @@ async function send(conn: Connection, path: string, init: { method: string; body
   try {
     return await conn.fetch(conn.baseUrl + path, {
       method: init.method,
-      headers: init.body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      headers:
+        init.body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/x-ndjson' },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       signal,
     });
@@ -76,7 +77,10 @@ export async function getJson(conn: Connection, path: string, signal: AbortSigna
     throw streamFailure(e, conn.baseUrl);
   }
   if (text === undefined) {
-    throw new ProviderExecutionError(`${conn.baseUrl}${path} answered with more than ${MAX_JSON_BODY_BYTES} bytes; is this an Ollama server?`, { toolId: TOOL_ID });
+    throw new ProviderExecutionError(
+      `${conn.baseUrl}${path} answered with more than ${MAX_JSON_BODY_BYTES} bytes; is this an Ollama server?`,
+      { toolId: TOOL_ID },
+    );
   }
   if (!res.ok) throw httpFailure(res.status, res.headers, text, path);
   let value: unknown;
@@ -86,7 +90,9 @@ export async function getJson(conn: Connection, path: string, signal: AbortSigna
     value = undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ProviderExecutionError(`${conn.baseUrl}${path} did not answer with a JSON object; is this an Ollama server?`, { toolId: TOOL_ID });
+    throw new ProviderExecutionError(`${conn.baseUrl}${path} did not answer with a JSON object; is this an Ollama server?`, {
+      toolId: TOOL_ID,
+    });
   }
   return value as Record<string, unknown>;
 }
@@ -137,7 +143,13 @@ export async function* postStream(
   if (conn.firstByteTimeoutMs !== undefined && conn.firstByteTimeoutMs > 0) {
     const ms = conn.firstByteTimeoutMs;
     timer = setTimeout(
-      () => own.abort(new TimeoutError(`Ollama did not start answering within ${ms} ms (is the model still loading?)`, { toolId: TOOL_ID, timeoutMs: ms })),
+      () =>
+        own.abort(
+          new TimeoutError(`Ollama did not start answering within ${ms} ms (is the model still loading?)`, {
+            toolId: TOOL_ID,
+            timeoutMs: ms,
+          }),
+        ),
       ms,
     );
   }

@@ -50,7 +50,10 @@ export function connectionFailure(error: unknown, baseUrl: string): ToolbridgeEr
     return new ToolUnavailableError(`Ollama is not running at ${baseUrl} (connection refused); start it with \`ollama serve\``, opts);
   }
   if (code && RESET.has(code)) {
-    return new ToolUnavailableError(`The connection to Ollama at ${baseUrl} was closed before it answered (${code})`, { ...opts, retryable: true });
+    return new ToolUnavailableError(`The connection to Ollama at ${baseUrl} was closed before it answered (${code})`, {
+      ...opts,
+      retryable: true,
+    });
   }
   if (code && UNREACHABLE.has(code)) {
     return new ToolUnavailableError(`Ollama at ${baseUrl} cannot be reached (${code})`, opts);

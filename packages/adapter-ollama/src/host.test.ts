@@ -74,7 +74,10 @@ describe('config keys', () => {
     expect(() => store.replace({ ollamaHost: 'ftp://box' })).toThrow(/ollamaHost/);
     expect(() => store.replace({ ollamaModel: '' })).toThrow(/ollamaModel/);
     expect(() => store.replace({ ollamaModel: 3 })).toThrow(/ollamaModel/);
-    expect(store.replace({ ollamaHost: 'https://box:8443', ollamaModel: 'llama3.2' })).toEqual({ ollamaHost: 'https://box:8443', ollamaModel: 'llama3.2' });
+    expect(store.replace({ ollamaHost: 'https://box:8443', ollamaModel: 'llama3.2' })).toEqual({
+      ollamaHost: 'https://box:8443',
+      ollamaModel: 'llama3.2',
+    });
   });
 
   it('names OLLAMA_HOST when it has an unusable scheme', () => {

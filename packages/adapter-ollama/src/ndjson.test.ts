@@ -59,7 +59,10 @@ describe('readNdjson', () => {
 
   it('cancels the body when the consumer stops early', async () => {
     let cancelled = false;
-    const it = readNdjson(streamOf([bytes, bytes], () => (cancelled = true)), { toolId: 'ollama' });
+    const it = readNdjson(
+      streamOf([bytes, bytes], () => (cancelled = true)),
+      { toolId: 'ollama' },
+    );
     expect((await it.next()).value).toEqual(objects[0]);
     await it.return(undefined);
     expect(cancelled).toBe(true);

@@ -87,7 +87,12 @@ describe('detect', () => {
   });
 
   it('skips ANSI colour, blank lines and non-model lines in the model list', async () => {
-    const f = await fake({ models: { stdout: 'Warning: cache is stale\n\n\u001b[1manthropic/claude-sonnet-4-5\u001b[0m\n  opencode/big-pickle  \n{"json":1}\nnot a model\n' } });
+    const f = await fake({
+      models: {
+        stdout:
+          'Warning: cache is stale\n\n\u001b[1manthropic/claude-sonnet-4-5\u001b[0m\n  opencode/big-pickle  \n{"json":1}\nnot a model\n',
+      },
+    });
     const { ctx, done } = ctxOf(f.env);
     const d = await createOpenCodeAdapter().detect(ctx);
     done();
@@ -136,7 +141,14 @@ describe('chat', () => {
     const result = await chat(f, hello, { opencodeModel: 'mock/mock-model' });
     expect(result).toEqual({
       message: { role: 'assistant', content: 'Hello from mock' },
-      usage: { input_tokens: 11, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 4, reasoning_output_tokens: 0, total_tokens: 15 },
+      usage: {
+        input_tokens: 11,
+        cached_input_tokens: 0,
+        cache_write_input_tokens: 0,
+        output_tokens: 4,
+        reasoning_output_tokens: 0,
+        total_tokens: 15,
+      },
       model: 'mock/mock-model',
       metadata: { steps: 1, sessionId: 'ses_dfeb65ab4ffek89bycDTFLfjRq', finishReason: 'stop', costUsd: 0 },
     });
@@ -145,7 +157,12 @@ describe('chat', () => {
   it('passes the prompt on stdin only, the model with -m, and runs in a temporary directory it removes', async () => {
     const f = await fake();
     const secret = 'prompt-secret-7b1c "quoted" --not-a-flag';
-    await chat(f, { messages: [{ role: 'user', content: secret }] }, { opencodeModel: 'mock/mock-model' }, { extraArgs: ['--agent', 'plan'] });
+    await chat(
+      f,
+      { messages: [{ role: 'user', content: secret }] },
+      { opencodeModel: 'mock/mock-model' },
+      { extraArgs: ['--agent', 'plan'] },
+    );
     const run = await f.lastRun();
     expect(run.argv).toEqual(['run', '--format', 'json', '-m', 'mock/mock-model', '--agent', 'plan']);
     expect(run.stdin).toBe(secret);
@@ -184,7 +201,7 @@ describe('chat', () => {
     await rm(cwd, { recursive: true, force: true });
   });
 
-  it("leaves the model to OpenCode when none is configured", async () => {
+  it('leaves the model to OpenCode when none is configured', async () => {
     const f = await fake();
     const result = await chat(f);
     expect((await f.lastRun()).argv).toEqual(['run', '--format', 'json']);
@@ -205,11 +222,27 @@ describe('stream', () => {
     eventLine('step_start', { type: 'step-start' }) +
     eventLine('reasoning', { id: 'prt_r1', type: 'reasoning', text: 'Looking at the files' }) +
     eventLine('text', { id: 'prt_t1', type: 'text', text: 'Let me check.' }) +
-    eventLine('tool_use', { id: 'prt_u1', type: 'tool', callID: 'call_1', tool: 'bash', state: { status: 'completed', title: 'ls', input: { command: 'ls' }, output: 'a.txt' } }) +
-    eventLine('step_finish', { type: 'step-finish', reason: 'tool-calls', tokens: { total: 130, input: 100, output: 10, reasoning: 5, cache: { write: 5, read: 10 } }, cost: 0.25 }) +
+    eventLine('tool_use', {
+      id: 'prt_u1',
+      type: 'tool',
+      callID: 'call_1',
+      tool: 'bash',
+      state: { status: 'completed', title: 'ls', input: { command: 'ls' }, output: 'a.txt' },
+    }) +
+    eventLine('step_finish', {
+      type: 'step-finish',
+      reason: 'tool-calls',
+      tokens: { total: 130, input: 100, output: 10, reasoning: 5, cache: { write: 5, read: 10 } },
+      cost: 0.25,
+    }) +
     eventLine('step_start', { type: 'step-start' }) +
     eventLine('text', { id: 'prt_t2', type: 'text', text: 'There is one file.' }) +
-    eventLine('step_finish', { type: 'step-finish', reason: 'stop', tokens: { total: 60, input: 20, output: 8, reasoning: 2, cache: { write: 0, read: 30 } }, cost: 0.5 });
+    eventLine('step_finish', {
+      type: 'step-finish',
+      reason: 'stop',
+      tokens: { total: 60, input: 20, output: 8, reasoning: 2, cache: { write: 0, read: 30 } },
+      cost: 0.5,
+    });
 
   it('yields text parts, progress items, and one result with usage summed over steps', async () => {
     const f = await fake({ run: { stdout: multiStep } });
@@ -218,8 +251,14 @@ describe('stream', () => {
     for await (const e of createOpenCodeAdapter().stream(hello, ctx)) events.push(e);
     done();
     expect(events.map((e) => e.type)).toEqual(['progress', 'delta', 'progress', 'delta', 'result']);
-    expect(events[0]).toEqual({ type: 'progress', item: { kind: 'reasoning', id: 'prt_r1', status: 'completed', text: 'Looking at the files' } });
-    expect(events[2]).toEqual({ type: 'progress', item: { kind: 'tool_use', id: 'call_1', status: 'completed', text: 'bash: ls', data: { tool: 'bash' } } });
+    expect(events[0]).toEqual({
+      type: 'progress',
+      item: { kind: 'reasoning', id: 'prt_r1', status: 'completed', text: 'Looking at the files' },
+    });
+    expect(events[2]).toEqual({
+      type: 'progress',
+      item: { kind: 'tool_use', id: 'call_1', status: 'completed', text: 'bash: ls', data: { tool: 'bash' } },
+    });
     const deltas = events.flatMap((e) => (e.type === 'delta' ? [e.text] : []));
     expect(deltas).toEqual(['Let me check.', '\n\nThere is one file.']);
     const last = events.at(-1)!;
@@ -308,7 +347,17 @@ describe('failures', () => {
   });
 
   it('fails when a run succeeds without any text', async () => {
-    const f = await fake({ run: { stdout: eventLine('step_start', { type: 'step-start' }) + eventLine('step_finish', { type: 'step-finish', reason: 'stop', tokens: { total: 3, input: 3, output: 0, reasoning: 0, cache: { read: 0, write: 0 } } }) } });
+    const f = await fake({
+      run: {
+        stdout:
+          eventLine('step_start', { type: 'step-start' }) +
+          eventLine('step_finish', {
+            type: 'step-finish',
+            reason: 'stop',
+            tokens: { total: 3, input: 3, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+          }),
+      },
+    });
     const e = await chatError(f);
     expect(e).toBeInstanceOf(ProviderExecutionError);
     expect((e as Error).message).toMatch(/finished with no answer/);
@@ -360,14 +409,21 @@ describe('auth', () => {
     const f = await fake(withCredentials);
     expect(await checkAuth(f, { opencodeModel: 'anthropic/claude-sonnet-4-5' })).toMatchObject({ authenticated: true, method: 'api_key' });
     expect(await checkAuth(f, { opencodeModel: 'openai/gpt-5' })).toMatchObject({ authenticated: true, method: 'oauth' });
-    expect(await checkAuth(f, { opencodeModel: 'groq/llama-4' })).toMatchObject({ authenticated: true, method: 'env', detail: expect.stringContaining('GROQ_API_KEY') });
+    expect(await checkAuth(f, { opencodeModel: 'groq/llama-4' })).toMatchObject({
+      authenticated: true,
+      method: 'env',
+      detail: expect.stringContaining('GROQ_API_KEY'),
+    });
     expect(await checkAuth(f, { opencodeModel: 'google/gemini-2.5-pro' })).toMatchObject({ authenticated: false });
   });
 
   it('accepts an apiKey given in OPENCODE_CONFIG_CONTENT', async () => {
     const f = await fake();
     const content = JSON.stringify({ provider: { mock: { options: { baseURL: 'http://127.0.0.1:1/v1', apiKey: 'dummy' } } } });
-    expect(await checkAuth(f, { opencodeModel: 'mock/mock-model' }, { OPENCODE_CONFIG_CONTENT: content })).toMatchObject({ authenticated: true, method: 'config' });
+    expect(await checkAuth(f, { opencodeModel: 'mock/mock-model' }, { OPENCODE_CONFIG_CONTENT: content })).toMatchObject({
+      authenticated: true,
+      method: 'config',
+    });
     expect(await checkAuth(f, { opencodeModel: 'mock/mock-model' })).toMatchObject({ authenticated: false });
   });
 

@@ -62,8 +62,13 @@ async function detect(o: ResolvedOptions, ctx: CallContext): Promise<DetectResul
     if (ToolUnavailableError.isInstance(e) && e.details?.notInstalled) {
       return { available: false, models: [], reason: `OpenCode is not installed ("${o.command}" was not found on PATH)` };
     }
-    if (TimeoutError.isInstance(e)) return { available: false, models: [], reason: `"${o.command} --version" did not answer within ${o.versionTimeoutMs} ms` };
-    return { available: false, models: [], reason: ToolbridgeError.isInstance(e) ? e.message : `"${o.command} --version" could not be run` };
+    if (TimeoutError.isInstance(e))
+      return { available: false, models: [], reason: `"${o.command} --version" did not answer within ${o.versionTimeoutMs} ms` };
+    return {
+      available: false,
+      models: [],
+      reason: ToolbridgeError.isInstance(e) ? e.message : `"${o.command} --version" could not be run`,
+    };
   }
   const v = version.value;
   const parsed = v.exitCode === 0 ? parseVersion(v.stdout) : undefined;

@@ -22,7 +22,9 @@ describe('parseAuthList', () => {
   });
 
   it('keeps display names with spaces and ignores unrelated text', () => {
-    const list = parseAuthList('\u001b[0mwarning: something\n┌  Credentials \u001b[90m~/x\n│\n●  GitHub Copilot \u001b[90moauth\n│\n└  1 credential\n');
+    const list = parseAuthList(
+      '\u001b[0mwarning: something\n┌  Credentials \u001b[90m~/x\n│\n●  GitHub Copilot \u001b[90moauth\n│\n└  1 credential\n',
+    );
     expect(list.credentials).toEqual([{ name: 'GitHub Copilot', detail: 'oauth' }]);
     expect(list.credentialCount).toBe(1);
     expect(authStateFor('github-copilot/gpt-5', list, {})).toMatchObject({ authenticated: true, method: 'oauth' });

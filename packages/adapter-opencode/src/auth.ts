@@ -87,17 +87,30 @@ export function authStateFor(model: string | undefined, list: AuthList, env: Nod
   const stored = `${list.credentialCount} stored credential${list.credentialCount === 1 ? '' : 's'}`;
   if (provider === undefined) {
     if (list.credentials.length > 0 || list.environment.length > 0) {
-      return { authenticated: true, method: list.credentials.length > 0 ? 'stored' : 'env', detail: `No model configured; OpenCode has ${stored}` };
+      return {
+        authenticated: true,
+        method: list.credentials.length > 0 ? 'stored' : 'env',
+        detail: `No model configured; OpenCode has ${stored}`,
+      };
     }
-    return { authenticated: true, method: 'none', detail: 'No model configured; OpenCode falls back to its free opencode/* models, which need no login' };
+    return {
+      authenticated: true,
+      method: 'none',
+      detail: 'No model configured; OpenCode falls back to its free opencode/* models, which need no login',
+    };
   }
   const credential = list.credentials.find((c) => matches(c, provider, false));
   if (credential) {
-    return { authenticated: true, method: credential.detail === 'api' ? 'api_key' : (credential.detail ?? 'stored'), detail: `${credential.name} credential stored by opencode auth login` };
+    return {
+      authenticated: true,
+      method: credential.detail === 'api' ? 'api_key' : (credential.detail ?? 'stored'),
+      detail: `${credential.name} credential stored by opencode auth login`,
+    };
   }
   const fromEnv = list.environment.find((e) => matches(e, provider, true));
   if (fromEnv) return { authenticated: true, method: 'env', detail: `${fromEnv.name} key from ${fromEnv.detail ?? 'the environment'}` };
-  if (configKeyProviders(env).has(provider)) return { authenticated: true, method: 'config', detail: `API key for "${provider}" set in OPENCODE_CONFIG_CONTENT` };
+  if (configKeyProviders(env).has(provider))
+    return { authenticated: true, method: 'config', detail: `API key for "${provider}" set in OPENCODE_CONFIG_CONTENT` };
   return {
     authenticated: false,
     method: 'none',

@@ -13,7 +13,10 @@ describe('errorInfoOf', () => {
   });
 
   it('tolerates an error without data', () => {
-    expect(errorInfoOf({ type: 'error', error: { name: 'MessageAbortedError', message: 'aborted' } })).toEqual({ name: 'MessageAbortedError', message: 'aborted' });
+    expect(errorInfoOf({ type: 'error', error: { name: 'MessageAbortedError', message: 'aborted' } })).toEqual({
+      name: 'MessageAbortedError',
+      message: 'aborted',
+    });
     expect(errorInfoOf({ type: 'error' })).toEqual({});
   });
 });
@@ -28,7 +31,9 @@ describe('classifyError', () => {
   it('falls back to message text only when there is no status code', () => {
     expect(classifyError({ name: 'APIError', message: 'Invalid API key provided' })).toBeInstanceOf(ToolAuthError);
     // A 400 mentioning a key is a bad request, not a login problem.
-    expect(classifyError({ name: 'APIError', message: 'Invalid API key format in header', statusCode: 400 })).toBeInstanceOf(ProviderExecutionError);
+    expect(classifyError({ name: 'APIError', message: 'Invalid API key format in header', statusCode: 400 })).toBeInstanceOf(
+      ProviderExecutionError,
+    );
   });
 
   it('maps a retryable rate-limit message without a status to a RateLimitError', () => {
@@ -49,8 +54,13 @@ describe('classifyError', () => {
   });
 
   it('marks server errors retryable and other errors not', () => {
-    expect(classifyError({ name: 'APIError', message: 'overloaded', statusCode: 529 })).toMatchObject({ code: 'provider_execution_failed', retryable: true });
-    expect(classifyError({ name: 'APIError', message: 'bad request', statusCode: 400, isRetryable: false })).toMatchObject({ retryable: false });
+    expect(classifyError({ name: 'APIError', message: 'overloaded', statusCode: 529 })).toMatchObject({
+      code: 'provider_execution_failed',
+      retryable: true,
+    });
+    expect(classifyError({ name: 'APIError', message: 'bad request', statusCode: 400, isRetryable: false })).toMatchObject({
+      retryable: false,
+    });
     expect(classifyError({})).toMatchObject({ code: 'provider_execution_failed', message: 'OpenCode failed (Error): no message' });
   });
 });

@@ -39,7 +39,8 @@ export function errorInfoOf(event: Record<string, unknown>): OpenCodeErrorInfo {
 
 const AUTH_NAME = /auth/i;
 // Text heuristics come last: used only when the event has no status code.
-const AUTH_TEXT = /unauthori[sz]ed|not logged in|(invalid|missing|no|incorrect)\b[^.]*\bapi[ _-]?key|api[ _-]?key\b[^.]*\b(invalid|missing|required)/i;
+const AUTH_TEXT =
+  /unauthori[sz]ed|not logged in|(invalid|missing|no|incorrect)\b[^.]*\bapi[ _-]?key|api[ _-]?key\b[^.]*\b(invalid|missing|required)/i;
 const RATE_TEXT = /rate[ _-]?limit|too many requests/i;
 const QUOTA_TEXT = /insufficient_quota|quota (exceeded|reached)|exceeded your (current )?quota|usage limit/i;
 
@@ -62,7 +63,8 @@ export function classifyError(info: OpenCodeErrorInfo): ToolbridgeError {
   if (status === 429 || (info.isRetryable === true && RATE_TEXT.test(text))) {
     const retryAfterMs = retryAfterOf(info.responseHeaders);
     const options = { toolId: TOOL_ID, details, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-    if (QUOTA_TEXT.test(text) || QUOTA_TEXT.test(body)) return new QuotaExceededError(`OpenCode's provider quota is used up (${what}): ${text}`, options);
+    if (QUOTA_TEXT.test(text) || QUOTA_TEXT.test(body))
+      return new QuotaExceededError(`OpenCode's provider quota is used up (${what}): ${text}`, options);
     return new RateLimitError(`OpenCode's provider is rate limiting (${what}): ${text}`, options);
   }
   const retryable = info.isRetryable ?? (status !== undefined && status >= 500);

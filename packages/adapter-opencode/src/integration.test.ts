@@ -1,17 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  createRegistry,
-  RateLimitError,
-  TimeoutError,
-  ToolAuthError,
-  type StreamEvent,
-  type ToolbridgeConfig,
-} from '@toolbridge/core';
+import { createRegistry, RateLimitError, TimeoutError, ToolAuthError, type StreamEvent, type ToolbridgeConfig } from '@toolbridge/core';
 import { makeTempDir, pathWith, realCliBinDir, waitFor } from '@toolbridge/test-suite';
 import { createOpenCodeAdapter } from './index.js';
-import { MOCK_OK, mockProviderConfig, startMockOpenAIServer, type MockBehaviour, type MockOpenAIServer } from './testing/mock-openai-server.js';
+import {
+  MOCK_OK,
+  mockProviderConfig,
+  startMockOpenAIServer,
+  type MockBehaviour,
+  type MockOpenAIServer,
+} from './testing/mock-openai-server.js';
 
 /**
  * The real, pinned `opencode` (1.18.33) against a mock OpenAI-compatible
@@ -130,7 +129,13 @@ describe('real opencode against a mock model server', () => {
   }, 120_000);
 
   it('maps a 401 from the provider to ToolAuthError', async () => {
-    const { registry } = await setup({ kind: 'error', status: 401, message: 'Invalid API key', type: 'invalid_request_error', code: 'invalid_api_key' });
+    const { registry } = await setup({
+      kind: 'error',
+      status: 401,
+      message: 'Invalid API key',
+      type: 'invalid_request_error',
+      code: 'invalid_api_key',
+    });
     const error = await registry.chat('opencode', hello, { timeoutMs: SLOW }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolAuthError);
     expect(error).toMatchObject({ toolId: 'opencode', details: { statusCode: 401 } });
@@ -138,7 +143,13 @@ describe('real opencode against a mock model server', () => {
   }, 120_000);
 
   it('maps a 429 (after opencode gives up retrying) to RateLimitError with Retry-After', async () => {
-    const { registry, mock } = await setup({ kind: 'error', status: 429, message: 'Rate limit reached', type: 'rate_limit_error', headers: { 'retry-after': '0' } });
+    const { registry, mock } = await setup({
+      kind: 'error',
+      status: 429,
+      message: 'Rate limit reached',
+      type: 'rate_limit_error',
+      headers: { 'retry-after': '0' },
+    });
     const error = await registry.chat('opencode', hello, { timeoutMs: SLOW }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error).toMatchObject({ toolId: 'opencode', retryable: true, retryAfterMs: 0, details: { statusCode: 429 } });

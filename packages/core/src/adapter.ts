@@ -1,12 +1,4 @@
-import type {
-  AuthStartResult,
-  AuthState,
-  Capability,
-  ChatRequest,
-  ChatResult,
-  ToolType,
-  UsageLimits,
-} from './types.js';
+import type { AuthStartResult, AuthState, Capability, ChatRequest, ChatResult, ToolType, UsageLimits } from './types.js';
 import type { ToolbridgeConfig, ConfigKeySchema } from './config.js';
 import { ProviderExecutionError } from './errors.js';
 
@@ -39,9 +31,7 @@ export interface DetectResult {
 
 /** A stream event. A stream ends with exactly one `result` or throws. */
 export type StreamEvent =
-  | { type: 'delta'; text: string }
-  | { type: 'progress'; item: ProgressItem }
-  | { type: 'result'; result: ChatResult };
+  { type: 'delta'; text: string } | { type: 'progress'; item: ProgressItem } | { type: 'result'; result: ChatResult };
 
 /** A non-text step a tool reports while working (reasoning, a shell command, a file edit, ...). */
 export interface ProgressItem {

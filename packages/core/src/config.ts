@@ -47,7 +47,7 @@ function describe(error: ErrorObject, source: string): string {
     case 'type':
       return key ? `${source} key "${key}" must be ${article((error.params as { type: string }).type)}` : `${source} must be a JSON object`;
     case 'enum':
-      return `${source} key "${key}" must be one of ${((error.params as { allowedValues: unknown[] }).allowedValues).map((v) => JSON.stringify(v)).join(', ')}`;
+      return `${source} key "${key}" must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
     default:
       return `${source} key "${key ?? ''}" ${error.message ?? 'is invalid'}`;
   }

@@ -31,9 +31,7 @@ export function createCallContext(
   if (timeoutMs !== undefined && timeoutMs > 0 && !controller.signal.aborted) {
     timer = setTimeout(() => {
       const what = base.what ?? (base.toolId ? `${base.toolId}` : 'The operation');
-      controller.abort(
-        new TimeoutError(`${what} timed out after ${timeoutMs} ms`, { toolId: base.toolId, timeoutMs }),
-      );
+      controller.abort(new TimeoutError(`${what} timed out after ${timeoutMs} ms`, { toolId: base.toolId, timeoutMs }));
     }, timeoutMs);
   }
   return {

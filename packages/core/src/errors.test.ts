@@ -83,7 +83,9 @@ describe('errors', () => {
   });
 
   it('gives a fallback failure the code and status of the last failure, with the attempts', () => {
-    const attempts = [{ toolId: 'a', tryIndex: 0, stage: 'execution' as const, outcome: 'failed' as const, reason: 'timeout' as const, latencyMs: 5 }];
+    const attempts = [
+      { toolId: 'a', tryIndex: 0, stage: 'execution' as const, outcome: 'failed' as const, reason: 'timeout' as const, latencyMs: 5 },
+    ];
     const e = new FallbackExhaustedError('all failed', attempts, new TimeoutError('t', { toolId: 'a' }));
     expect(e.httpStatus).toBe(504);
     const { status, body } = toErrorEnvelope(e);

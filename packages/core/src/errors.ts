@@ -185,7 +185,8 @@ export class InternalError extends ToolbridgeError {
 /** Normalise anything thrown into a ToolbridgeError; unknown errors become InternalError. */
 export function toToolbridgeError(error: unknown): ToolbridgeError {
   if (ToolbridgeError.isInstance(error)) return error;
-  if (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError') return new AbortedError(undefined, { cause: error });
+  if (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError')
+    return new AbortedError(undefined, { cause: error });
   return new InternalError(undefined, { cause: error });
 }
 

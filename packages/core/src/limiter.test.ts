@@ -122,7 +122,14 @@ describe('ConcurrencyLimiter', () => {
 
   it('validates limits', () => {
     expect(validateConcurrencyLimit({ maxConcurrent: 3, maxQueued: 0 }, 'x')).toEqual({ maxConcurrent: 3, maxQueued: 0 });
-    for (const bad of [null, {}, { maxConcurrent: 0, maxQueued: 1 }, { maxConcurrent: 1.5, maxQueued: 1 }, { maxConcurrent: 1, maxQueued: -1 }, { maxConcurrent: '2', maxQueued: 1 }]) {
+    for (const bad of [
+      null,
+      {},
+      { maxConcurrent: 0, maxQueued: 1 },
+      { maxConcurrent: 1.5, maxQueued: 1 },
+      { maxConcurrent: 1, maxQueued: -1 },
+      { maxConcurrent: '2', maxQueued: 1 },
+    ]) {
       expect(() => validateConcurrencyLimit(bad, 'concurrency of codex')).toThrow(/concurrency of codex must be/);
     }
   });

@@ -113,7 +113,12 @@ export class ConcurrencyLimiter {
     const retryAfterMs = this.retryAfterMs();
     return new ToolUnavailableError(
       `${this.label.name} is busy: ${this.active} chats running and ${this.queue.length} waiting (limits ${maxConcurrent} and ${maxQueued}); retry in ${Math.round(retryAfterMs / 1000)} s`,
-      { toolId: this.label.toolId, retryable: true, retryAfterMs, details: { busy: true, active: this.active, queued: this.queue.length, maxConcurrent, maxQueued } },
+      {
+        toolId: this.label.toolId,
+        retryable: true,
+        retryAfterMs,
+        details: { busy: true, active: this.active, queued: this.queue.length, maxConcurrent, maxQueued },
+      },
     );
   }
 

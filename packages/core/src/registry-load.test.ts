@@ -128,7 +128,9 @@ describe('registry concurrency limits', () => {
 
   it('refuses concurrency settings for unknown tools or with bad values', () => {
     const adapters = [gatedTool('alpha').adapter];
-    expect(() => createRegistry({ adapters, env: {}, concurrency: { tools: { nope: { maxConcurrent: 1 } } } })).toThrow(InvalidRequestError);
+    expect(() => createRegistry({ adapters, env: {}, concurrency: { tools: { nope: { maxConcurrent: 1 } } } })).toThrow(
+      InvalidRequestError,
+    );
     expect(() => createRegistry({ adapters, env: {}, concurrency: { maxConcurrent: 0 } })).toThrow(/concurrency of alpha must be/);
   });
 
@@ -216,7 +218,11 @@ describe('registry health cache', () => {
     const withWindows: ToolAdapter = {
       ...t.adapter,
       async usageLimits() {
-        return { status: 'available', source: 'local_session', windows: { five_hour: { usedPercentage: used, remainingPercentage: 100 - used } } };
+        return {
+          status: 'available',
+          source: 'local_session',
+          windows: { five_hour: { usedPercentage: used, remainingPercentage: 100 - used } },
+        };
       },
       async chat() {
         used = 20;
@@ -224,7 +230,11 @@ describe('registry health cache', () => {
       },
     };
     const plain = gatedTool('beta');
-    const registry = createRegistry({ adapters: [withWindows, { ...plain.adapter, usageLimits: undefined, chat: async () => answer }], env: {}, healthTtlMs: 60_000 });
+    const registry = createRegistry({
+      adapters: [withWindows, { ...plain.adapter, usageLimits: undefined, chat: async () => answer }],
+      env: {},
+      healthTtlMs: 60_000,
+    });
     expect((await registry.health('alpha')).usageLimits).toMatchObject({ windows: { five_hour: { usedPercentage: 10 } } });
     await registry.health('beta');
     await registry.chat('alpha', hello);

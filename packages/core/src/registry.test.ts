@@ -31,13 +31,21 @@ function memoryAdapter(id: string, overrides: Partial<ToolAdapter> & { detectDel
       return { authenticated: true, method: 'api_key' };
     },
     async startAuth() {
-      return { toolId: id, status: 'started', authenticated: false, command: `${id} login`, instructions: '', output: '', checkedAt: new Date().toISOString() };
+      return {
+        toolId: id,
+        status: 'started',
+        authenticated: false,
+        command: `${id} login`,
+        instructions: '',
+        output: '',
+        checkedAt: new Date().toISOString(),
+      };
     },
     async chat(req: ChatRequest) {
       calls.chat++;
       return { message: { role: 'assistant', content: `echo: ${req.messages.at(-1)!.content}` }, usage: { input_tokens: 1 }, metadata: {} };
     },
-    async *stream(req: ChatRequest): AsyncIterable<StreamEvent> {
+    async *stream(_req: ChatRequest): AsyncIterable<StreamEvent> {
       yield { type: 'delta', text: 'echo' };
       yield { type: 'result', result: { message: { role: 'assistant', content: 'echo' }, usage: {}, metadata: {} } };
     },
@@ -57,7 +65,13 @@ describe('registry', () => {
     const tools = await registry.discover();
     expect(Date.now() - started).toBeLessThan(380);
     expect(tools.map((t) => t.id)).toEqual(['alpha', 'beta']);
-    expect(tools[0]).toMatchObject({ name: 'ALPHA', type: 'agent', available: true, version: '1.0.0', capabilities: [...AGENT_CAPABILITIES] });
+    expect(tools[0]).toMatchObject({
+      name: 'ALPHA',
+      type: 'agent',
+      available: true,
+      version: '1.0.0',
+      capabilities: [...AGENT_CAPABILITIES],
+    });
     await registry.discover();
     expect(a.calls.detect).toBe(1);
     await registry.discover({ refresh: true });
@@ -97,7 +111,11 @@ describe('registry', () => {
   });
 
   it('reports a detect failure as unavailable instead of failing discovery', async () => {
-    const a = memoryAdapter('alpha', { async detect() { throw new ToolUnavailableError('alpha is not installed'); } });
+    const a = memoryAdapter('alpha', {
+      async detect() {
+        throw new ToolUnavailableError('alpha is not installed');
+      },
+    });
     const b = memoryAdapter('beta');
     const registry = createRegistry({ adapters: [a.adapter, b.adapter], env: {} });
     const tools = await registry.discover();
@@ -106,7 +124,11 @@ describe('registry', () => {
   });
 
   it('connect: unknown id → ToolNotFoundError naming it; not installed → ToolUnavailableError', async () => {
-    const a = memoryAdapter('alpha', { async detect() { return { available: false, models: [], reason: 'alpha is not installed' }; } });
+    const a = memoryAdapter('alpha', {
+      async detect() {
+        return { available: false, models: [], reason: 'alpha is not installed' };
+      },
+    });
     const registry = createRegistry({ adapters: [a.adapter], env: {} });
     const e = await registry.connect('gamma').catch((x) => x);
     expect(e).toBeInstanceOf(ToolNotFoundError);
@@ -185,8 +207,16 @@ describe('registry', () => {
   });
 
   it('remembers logged-out tools and rate-limit cool-downs from chat failures', async () => {
-    const a = memoryAdapter('alpha', { chat: async () => { throw new ToolAuthError('alpha is not logged in', { toolId: 'alpha' }); } });
-    const b = memoryAdapter('beta', { chat: async () => { throw new RateLimitError('slow down', { toolId: 'beta', retryAfterMs: 60_000 }); } });
+    const a = memoryAdapter('alpha', {
+      chat: async () => {
+        throw new ToolAuthError('alpha is not logged in', { toolId: 'alpha' });
+      },
+    });
+    const b = memoryAdapter('beta', {
+      chat: async () => {
+        throw new RateLimitError('slow down', { toolId: 'beta', retryAfterMs: 60_000 });
+      },
+    });
     const registry = createRegistry({ adapters: [a.adapter, b.adapter], env: {} });
     await expect(registry.chat('alpha', hello)).rejects.toBeInstanceOf(ToolAuthError);
     await expect(registry.chat('beta', hello)).rejects.toBeInstanceOf(RateLimitError);

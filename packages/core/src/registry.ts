@@ -179,10 +179,7 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     const closer = new AbortController();
     inflight.add(closer);
     const signal = callOptions.signal ? AbortSignal.any([callOptions.signal, closer.signal]) : closer.signal;
-    const managed = createCallContext(
-      { config: config.effective(), env, toolId, what },
-      { timeoutMs: callOptions.timeoutMs, signal },
-    );
+    const managed = createCallContext({ config: config.effective(), env, toolId, what }, { timeoutMs: callOptions.timeoutMs, signal });
     return {
       ctx: managed.ctx,
       done() {
@@ -247,7 +244,12 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
       };
     } catch (e) {
       const err = toToolbridgeError(e);
-      return { ...base, available: false, models: [], reason: err.code === 'internal_error' ? `${a.name} could not be detected` : err.message };
+      return {
+        ...base,
+        available: false,
+        models: [],
+        reason: err.code === 'internal_error' ? `${a.name} could not be detected` : err.message,
+      };
     }
   };
 
@@ -424,10 +426,12 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     const { ctx, done } = track(a.id, { timeoutMs: healthTimeoutMs }, `${a.name} health check`);
     try {
       const obs = await raceAbort(
-        watch(checkToolHealth(a, ctx, async () => {
-          const t = await detectCached(a);
-          return { available: t.available, version: t.version, models: t.models, defaultModel: t.defaultModel, reason: t.reason };
-        })),
+        watch(
+          checkToolHealth(a, ctx, async () => {
+            const t = await detectCached(a);
+            return { available: t.available, version: t.version, models: t.models, defaultModel: t.defaultModel, reason: t.reason };
+          }),
+        ),
         ctx.signal,
       );
       const s = stateOf(a.id);
@@ -436,7 +440,11 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
       return obs.record;
     } catch (e) {
       const err = failureOf(e, ctx);
-      return unavailableRecord(a, TimeoutError.isInstance(err) ? `health check timed out after ${healthTimeoutMs} ms` : err.message, started);
+      return unavailableRecord(
+        a,
+        TimeoutError.isInstance(err) ? `health check timed out after ${healthTimeoutMs} ms` : err.message,
+        started,
+      );
     } finally {
       done();
     }
@@ -446,7 +454,11 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
   const healthCached = (a: ToolAdapter, refresh: boolean): Promise<HealthRecord> => {
     const cached = healthChecks.get(a.id);
     if (cached && (!cached.settled || (!refresh && Date.now() - cached.at < healthTtlMs))) return cached.promise;
-    const entry: { at: number; settled: boolean; promise: Promise<HealthRecord>; record?: HealthRecord } = { at: Date.now(), settled: false, promise: checkHealthNow(a) };
+    const entry: { at: number; settled: boolean; promise: Promise<HealthRecord>; record?: HealthRecord } = {
+      at: Date.now(),
+      settled: false,
+      promise: checkHealthNow(a),
+    };
     void entry.promise.then((record) => {
       entry.settled = true;
       entry.record = record;
@@ -480,8 +492,12 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     return { ...record, load: limiters.get(toolId)!.load() };
   };
 
-  const withContext = async <T>(toolId: string, what: string, callOptions: CallOptions | undefined, fn: (ctx: CallContext) => Promise<T>): Promise<T> =>
-    (await runTracked(toolId, callOptions, what, fn)).value;
+  const withContext = async <T>(
+    toolId: string,
+    what: string,
+    callOptions: CallOptions | undefined,
+    fn: (ctx: CallContext) => Promise<T>,
+  ): Promise<T> => (await runTracked(toolId, callOptions, what, fn)).value;
 
   const connect = async (toolId: string): Promise<ConnectedTool> => {
     const a = adapterOf(toolId);

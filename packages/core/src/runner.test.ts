@@ -102,7 +102,10 @@ describe('runProcess', () => {
   it('ends descendants left running after the tool itself exits', async () => {
     const r = await runProcess({
       command: node,
-      args: ['-e', "const c=require('child_process').spawn(process.execPath,['-e','setInterval(()=>{},1000)'],{stdio:'ignore'});c.unref();console.log(c.pid)"],
+      args: [
+        '-e',
+        "const c=require('child_process').spawn(process.execPath,['-e','setInterval(()=>{},1000)'],{stdio:'ignore'});c.unref();console.log(c.pid)",
+      ],
       killGraceMs: 300,
     });
     const pid = Number(r.stdout.trim());
@@ -113,7 +116,10 @@ describe('runProcess', () => {
     // Like Codex's shell snapshot: a helper in a new session that outlives its parent.
     const r = await runProcess({
       command: node,
-      args: ['-e', "const c=require('child_process').spawn(process.execPath,['-e','setInterval(()=>{},1000)'],{detached:true,stdio:'ignore'});c.unref();console.log(c.pid)"],
+      args: [
+        '-e',
+        "const c=require('child_process').spawn(process.execPath,['-e','setInterval(()=>{},1000)'],{detached:true,stdio:'ignore'});c.unref();console.log(c.pid)",
+      ],
     });
     const pid = Number(r.stdout.trim());
     expect(pid).toBeGreaterThan(0);
@@ -128,7 +134,12 @@ describe('runProcess', () => {
       const c = new AbortController();
       const reason = new TimeoutError('too late');
       c.abort(reason);
-      const proc = spawnProcess({ command: node, args: ['-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`], stdin: 'prompt', signal: c.signal });
+      const proc = spawnProcess({
+        command: node,
+        args: ['-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`],
+        stdin: 'prompt',
+        signal: c.signal,
+      });
       expect(proc.pid).toBeUndefined();
       await expect(proc.result).rejects.toBe(reason);
       await new Promise((r) => setTimeout(r, 300));
@@ -171,7 +182,11 @@ describe('runProcess', () => {
       const bin = path.join(tmp.dir, 'bin');
       const marker = path.join(tmp.dir, 'marker');
       await writeFakeBin(bin, 'faketool', `require('fs').writeFileSync(${JSON.stringify(marker)}, process.argv.slice(2).join('|'))`);
-      const r = await runProcess({ command: 'faketool', args: ['a b', '$(touch pwned)', ';echo'], env: { ...process.env, PATH: pathWith(bin) } });
+      const r = await runProcess({
+        command: 'faketool',
+        args: ['a b', '$(touch pwned)', ';echo'],
+        env: { ...process.env, PATH: pathWith(bin) },
+      });
       expect(r.exitCode).toBe(0);
       expect(await readFile(marker, 'utf8')).toBe('a b|$(touch pwned)|;echo');
     } finally {

@@ -3,13 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn as nodeSpawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { killMarkedSync, killStragglers, newRunMarker, RUN_MARKER_ENV } from './stragglers.js';
-import {
-  AbortedError,
-  ProviderExecutionError,
-  TimeoutError,
-  ToolUnavailableError,
-  ToolbridgeError,
-} from './errors.js';
+import { AbortedError, ProviderExecutionError, TimeoutError, ToolUnavailableError, ToolbridgeError } from './errors.js';
 
 export interface SpawnOptions {
   command: string;
@@ -190,11 +184,7 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
 
   const onAbort = () => {
     const reason = signal?.reason;
-    terminate(
-      ToolbridgeError.isInstance(reason)
-        ? reason
-        : new AbortedError(`${label} was cancelled`, { toolId }),
-    );
+    terminate(ToolbridgeError.isInstance(reason) ? reason : new AbortedError(`${label} was cancelled`, { toolId }));
   };
 
   if (signal?.aborted) {
@@ -209,7 +199,7 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
   try {
     child = crossSpawn(command, [...args], {
       cwd: options.cwd,
-      env: marker ? { ...(options.env ?? process.env), [RUN_MARKER_ENV]: marker } : options.env ?? process.env,
+      env: marker ? { ...(options.env ?? process.env), [RUN_MARKER_ENV]: marker } : (options.env ?? process.env),
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: process.platform !== 'win32',
       windowsHide: true,
@@ -336,8 +326,7 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
           liveMarkers.delete(marker);
           settle();
         });
-    }
-    else settle();
+    } else settle();
   }
 
   return handle(child);

@@ -2,22 +2,9 @@
 
 export type ToolType = 'agent' | 'runtime';
 
-export type Capability =
-  | 'agent-task'
-  | 'code-analysis'
-  | 'code-edit'
-  | 'chat'
-  | 'health-check'
-  | 'completion'
-  | 'model-list';
+export type Capability = 'agent-task' | 'code-analysis' | 'code-edit' | 'chat' | 'health-check' | 'completion' | 'model-list';
 
-export const AGENT_CAPABILITIES: readonly Capability[] = [
-  'agent-task',
-  'code-analysis',
-  'code-edit',
-  'chat',
-  'health-check',
-];
+export const AGENT_CAPABILITIES: readonly Capability[] = ['agent-task', 'code-analysis', 'code-edit', 'chat', 'health-check'];
 
 export const RUNTIME_CAPABILITIES: readonly Capability[] = ['chat', 'completion', 'model-list', 'health-check'];
 

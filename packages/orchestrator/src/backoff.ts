@@ -12,7 +12,12 @@ export interface BackoffSettings {
  * when that fits the deadline and the cap; one that resets later is not
  * waited for. Other failures get a short exponential backoff.
  */
-export function retryDelay(error: ToolbridgeError, retriesConsumed: number, remainingMs: number, settings: BackoffSettings): number | undefined {
+export function retryDelay(
+  error: ToolbridgeError,
+  retriesConsumed: number,
+  remainingMs: number,
+  settings: BackoffSettings,
+): number | undefined {
   let delay: number;
   if (RateLimitError.isInstance(error) && (error as RateLimitError).waitMs() !== undefined) {
     delay = (error as RateLimitError).waitMs()!;

@@ -477,9 +477,10 @@ describe('fallback chat: exhausted and invalid input', () => {
     const a = scriptedTool('a');
     const { orchestrator } = setup([a]);
     await expect(orchestrator.chat({ messages: [] }, { providers: ['a'] })).rejects.toBeInstanceOf(InvalidRequestError);
-    await expect(
-      orchestrator.chat({ messages: [{ role: 'robot', content: 'x' }] } as never, { providers: ['a'] }),
-    ).rejects.toMatchObject({ code: 'invalid_request', httpStatus: 400 });
+    await expect(orchestrator.chat({ messages: [{ role: 'robot', content: 'x' }] } as never, { providers: ['a'] })).rejects.toMatchObject({
+      code: 'invalid_request',
+      httpStatus: 400,
+    });
     expect(a.calls).toHaveLength(0);
   });
 

@@ -16,9 +16,7 @@ export { MAX_RETRIES, type FallbackOptions, type OrchestratorOptions } from './o
 
 /** Events of a streamed fallback chat. */
 export type FallbackStreamEvent =
-  | { type: 'attempt'; attempt: Attempt }
-  | Exclude<StreamEvent, { type: 'result' }>
-  | { type: 'done'; response: FallbackChatResponse };
+  { type: 'attempt'; attempt: Attempt } | Exclude<StreamEvent, { type: 'result' }> | { type: 'done'; response: FallbackChatResponse };
 
 export interface Orchestrator {
   chat(request: ChatRequest, options: FallbackOptions): Promise<FallbackChatResponse>;

@@ -100,7 +100,10 @@ function quotaSkip(name: string, toolId: string, state: ToolState): Skip | undef
     const message = `${name} is cooling down after a ${reason === 'quota_exceeded' ? 'usage limit' : 'rate limit'} until ${resetsAt.toISOString()}`;
     return {
       reason,
-      error: reason === 'quota_exceeded' ? new QuotaExceededError(message, { toolId, resetsAt }) : new RateLimitError(message, { toolId, resetsAt }),
+      error:
+        reason === 'quota_exceeded'
+          ? new QuotaExceededError(message, { toolId, resetsAt })
+          : new RateLimitError(message, { toolId, resetsAt }),
     };
   }
   return undefined;

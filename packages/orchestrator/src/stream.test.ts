@@ -36,7 +36,9 @@ async function drain(events: AsyncIterable<FallbackStreamEvent>) {
 }
 
 const kinds = (events: FallbackStreamEvent[]) =>
-  events.map((e) => (e.type === 'attempt' ? `attempt:${e.attempt.toolId}:${e.attempt.outcome}` : e.type === 'delta' ? `delta:${e.text}` : e.type));
+  events.map((e) =>
+    e.type === 'attempt' ? `attempt:${e.attempt.toolId}:${e.attempt.outcome}` : e.type === 'delta' ? `delta:${e.text}` : e.type,
+  );
 
 describe('streamed fallback chat', () => {
   it('passes progress and deltas through, records the attempt, and ends with done', async () => {
@@ -62,14 +64,7 @@ describe('streamed fallback chat', () => {
     const orchestrator = setup([a, b]);
     const { seen, error } = await drain(orchestrator.stream(hello, { providers: ['ghost', 'a', 'b'] }));
     expect(error).toBeUndefined();
-    expect(kinds(seen)).toEqual([
-      'attempt:ghost:skipped',
-      'progress',
-      'attempt:a:failed',
-      'delta:from b',
-      'attempt:b:succeeded',
-      'done',
-    ]);
+    expect(kinds(seen)).toEqual(['attempt:ghost:skipped', 'progress', 'attempt:a:failed', 'delta:from b', 'attempt:b:succeeded', 'done']);
     const done = seen.at(-1)!;
     expect(done.type === 'done' && done.response.fallbackUsed).toBe(true);
   });

@@ -122,9 +122,9 @@ export function describeAdapterConformance(name: string, options: ConformanceOpt
     it('rejects an invalid request before running anything', async () => {
       const { registry, adapter } = await registryFor('ok');
       await expect(registry.chat(adapter.id, { messages: [] })).rejects.toBeInstanceOf(InvalidRequestError);
-      await expect(
-        registry.chat(adapter.id, { messages: [{ role: 'robot', content: 'x' }] } as never),
-      ).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(registry.chat(adapter.id, { messages: [{ role: 'robot', content: 'x' }] } as never)).rejects.toMatchObject({
+        code: 'invalid_request',
+      });
     });
 
     it('times out a tool that never answers', async () => {

@@ -63,7 +63,12 @@ const ROUTES: Record<FakeCli, Route[]> = {
   claude: [
     { argv: ['--version'], stdoutFile: cap('claude-version.out') },
     // No capture of a logged-out `claude auth status` exists; this is its documented shape (cli-facts.md).
-    { argv: ['auth', 'status'], mode: 'logged_out', stdout: '{\n  "loggedIn": false,\n  "authMethod": "none",\n  "apiProvider": "firstParty"\n}\n', exitCode: 1 },
+    {
+      argv: ['auth', 'status'],
+      mode: 'logged_out',
+      stdout: '{\n  "loggedIn": false,\n  "authMethod": "none",\n  "apiProvider": "firstParty"\n}\n',
+      exitCode: 1,
+    },
     { argv: ['auth', 'status'], stdoutFile: cap('claude-auth-status-apikey.out') },
     { argv: ['-p'], mode: 'logged_out', stdoutFile: cap('claude-p-stream.out'), exitCode: 1 },
     { argv: ['-p'], mode: 'hang', hang: true },
@@ -143,9 +148,7 @@ export interface FakeMachine {
  * HOME with the tools' config dirs in it, and an in-test Ollama server. Only the
  * CLIs in `bins` are installed (default all three).
  */
-export async function makeFakeMachine(
-  options: { bins?: readonly FakeCli[]; ollama?: FakeOllamaOptions } = {},
-): Promise<FakeMachine> {
+export async function makeFakeMachine(options: { bins?: readonly FakeCli[]; ollama?: FakeOllamaOptions } = {}): Promise<FakeMachine> {
   const tmp = await makeTempDir('toolbridge-machine-');
   const binDir = path.join(tmp.dir, 'bin');
   const home = path.join(tmp.dir, 'home');
@@ -172,7 +175,10 @@ export async function makeFakeMachine(
     livePids: () => processesWithEnv(`HOME=${home}`),
     async runs(bin) {
       const text = await readFile(path.join(binDir, `${bin}.log`), 'utf8').catch(() => '');
-      return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as FakeRun);
+      return text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as FakeRun);
     },
     async cleanup() {
       await ollama.close();

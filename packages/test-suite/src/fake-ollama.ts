@@ -29,8 +29,7 @@ export interface FakeOllama {
  */
 export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<FakeOllama> {
   const models = options.models ?? ['llama3.2:1b', 'qwen3:14b'];
-  const replyFor = (model: string) =>
-    typeof options.reply === 'function' ? options.reply(model) : (options.reply ?? 'Hello from ollama');
+  const replyFor = (model: string) => (typeof options.reply === 'function' ? options.reply(model) : (options.reply ?? 'Hello from ollama'));
   const chats: FakeOllama['chats'] = [];
   const read = async (req: IncomingMessage) => {
     let text = '';
@@ -44,7 +43,9 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     };
     if (req.method === 'GET' && req.url === '/api/version') return json(200, { version: options.version ?? '0.9.0' });
     if (req.method === 'GET' && req.url === '/api/tags') {
-      return json(200, { models: models.map((name) => ({ name, model: name, size: 1000, digest: 'sha256:0', details: { family: 'llama' } })) });
+      return json(200, {
+        models: models.map((name) => ({ name, model: name, size: 1000, digest: 'sha256:0', details: { family: 'llama' } })),
+      });
     }
     if (req.method === 'POST' && req.url === '/api/chat') {
       const body = await read(req);

@@ -1,13 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { waitForPidsGone } from '@toolbridge/test-suite';
-import {
-  AbortedError,
-  FallbackExhaustedError,
-  TimeoutError,
-  ToolAuthError,
-  ToolbridgeError,
-  ToolUnavailableError,
-} from './index.js';
+import { AbortedError, FallbackExhaustedError, TimeoutError, ToolAuthError, ToolbridgeError, ToolUnavailableError } from './index.js';
 import { useToolbridgeFixture } from './testing/fixture.js';
 
 const hello = { messages: [{ role: 'user' as const, content: 'Say hello (secret prompt 42)' }] };
@@ -18,7 +11,12 @@ describe('toolbridge fallback chat over the default adapters, end to end', () =>
     const { tb, clis } = await setup();
     await clis.setMode('claude', 'logged_out');
     const first = await tb.chat(hello, { providers: ['claude-code', 'codex'], timeoutMs: 30_000 });
-    expect(first).toMatchObject({ toolId: 'codex', type: 'agent', fallbackUsed: true, result: { message: { content: 'Hello from mock' } } });
+    expect(first).toMatchObject({
+      toolId: 'codex',
+      type: 'agent',
+      fallbackUsed: true,
+      result: { message: { content: 'Hello from mock' } },
+    });
     expect(first.attempts.map((a) => [a.toolId, a.stage, a.outcome, a.reason])).toEqual([
       ['claude-code', 'execution', 'failed', 'unauthenticated'],
       ['codex', 'execution', 'succeeded', undefined],

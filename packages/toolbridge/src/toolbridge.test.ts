@@ -84,7 +84,10 @@ describe('toolbridge with the default adapters, end to end', () => {
   it('configure() replaces the config, validates it, and applies it to the next chat', async () => {
     const { tb, clis } = await setup();
     expect(tb.getConfig()).toEqual({ ollamaModel: 'llama3.2:1b' });
-    expect(tb.configure({ ollamaModel: 'qwen3:14b', codexModel: 'gpt-test' })).toEqual({ ollamaModel: 'qwen3:14b', codexModel: 'gpt-test' });
+    expect(tb.configure({ ollamaModel: 'qwen3:14b', codexModel: 'gpt-test' })).toEqual({
+      ollamaModel: 'qwen3:14b',
+      codexModel: 'gpt-test',
+    });
     expect(tb.getConfig()).toEqual({ ollamaModel: 'qwen3:14b', codexModel: 'gpt-test' });
 
     const viaOllama = await tb.chat(hello, { providers: ['ollama'] });
@@ -106,7 +109,13 @@ describe('toolbridge with the default adapters, end to end', () => {
     const records = await tb.checkAllToolsHealth();
     const byId = Object.fromEntries(records.map((r) => [r.toolId, r]));
     expect(Object.keys(byId).sort()).toEqual(['claude-code', 'codex', 'ollama', 'opencode']);
-    expect(byId.codex).toMatchObject({ status: 'healthy', available: true, authSupported: true, authenticated: true, authStatus: 'authenticated' });
+    expect(byId.codex).toMatchObject({
+      status: 'healthy',
+      available: true,
+      authSupported: true,
+      authenticated: true,
+      authStatus: 'authenticated',
+    });
     expect(byId['claude-code']).toMatchObject({ available: true, authenticated: false, authStatus: 'unauthenticated' });
     expect(byId.ollama).toMatchObject({ status: 'healthy', authSupported: false, authStatus: 'not_required' });
     for (const r of records) expect(Date.parse(r.checkedAt)).not.toBeNaN();

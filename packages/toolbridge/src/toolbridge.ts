@@ -17,12 +17,7 @@ import {
   type ToolbridgeConfig,
   type ToolRegistry,
 } from '@toolbridge/core';
-import {
-  createOrchestrator,
-  type FallbackOptions,
-  type FallbackStreamEvent,
-  type OrchestratorOptions,
-} from '@toolbridge/orchestrator';
+import { createOrchestrator, type FallbackOptions, type FallbackStreamEvent, type OrchestratorOptions } from '@toolbridge/orchestrator';
 import { defaultAdapters, type DefaultAdapterOptions } from './adapters.js';
 
 export interface ToolbridgeOptions {

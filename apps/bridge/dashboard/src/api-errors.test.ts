@@ -6,7 +6,11 @@ const now = Date.parse('2026-01-01T00:00:00Z');
 describe('failureFrom', () => {
   it("reads the bridge's envelope", () => {
     const body = JSON.stringify({ error: { code: 'invalid_request', message: 'config key "codexSandbox" must be one of "read-only"' } });
-    expect(failureFrom(400, body, null, now)).toEqual({ status: 400, code: 'invalid_request', message: 'config key "codexSandbox" must be one of "read-only"' });
+    expect(failureFrom(400, body, null, now)).toEqual({
+      status: 400,
+      code: 'invalid_request',
+      message: 'config key "codexSandbox" must be one of "read-only"',
+    });
   });
 
   it('takes Retry-After of a full queue (503) and shows it', () => {
@@ -17,12 +21,23 @@ describe('failureFrom', () => {
   });
 
   it("falls back to the envelope's retryAfterMs and keeps its attempts", () => {
-    const body = JSON.stringify({ error: { code: 'rate_limited', message: 'slow down', retryAfterMs: 1500, attempts: [{ toolId: 'a', tryIndex: 0, stage: 'execution', outcome: 'failed' }] } });
+    const body = JSON.stringify({
+      error: {
+        code: 'rate_limited',
+        message: 'slow down',
+        retryAfterMs: 1500,
+        attempts: [{ toolId: 'a', tryIndex: 0, stage: 'execution', outcome: 'failed' }],
+      },
+    });
     expect(failureFrom(429, body, null, now)).toMatchObject({ retryAfterSeconds: 2, attempts: [{ toolId: 'a' }] });
   });
 
   it('still gives a readable failure for a body that is not an envelope', () => {
-    expect(failureFrom(502, '<html>Bad gateway</html>', null, now)).toEqual({ status: 502, code: 'http_502', message: 'the bridge answered HTTP 502' });
+    expect(failureFrom(502, '<html>Bad gateway</html>', null, now)).toEqual({
+      status: 502,
+      code: 'http_502',
+      message: 'the bridge answered HTTP 502',
+    });
   });
 });
 

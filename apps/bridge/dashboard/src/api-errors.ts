@@ -30,8 +30,7 @@ export function failureFrom(status: number, bodyText: string, retryAfterHeader: 
     // not JSON
   }
   const retryAfterSeconds =
-    parseRetryAfter(retryAfterHeader, now) ??
-    (typeof error?.retryAfterMs === 'number' ? Math.ceil(error.retryAfterMs / 1000) : undefined);
+    parseRetryAfter(retryAfterHeader, now) ?? (typeof error?.retryAfterMs === 'number' ? Math.ceil(error.retryAfterMs / 1000) : undefined);
   return {
     status,
     code: typeof error?.code === 'string' ? error.code : `http_${status}`,

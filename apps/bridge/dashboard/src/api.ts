@@ -52,7 +52,12 @@ export async function sendJson<T>(method: 'POST' | 'PUT', path: string, body: un
  * that answers plain JSON instead (no streaming) is read as one `done`.
  * Aborting `signal` closes the connection, and the bridge kills the tool.
  */
-export async function postStream(path: string, body: unknown, signal: AbortSignal, onMessage: (message: SseMessage) => void): Promise<void> {
+export async function postStream(
+  path: string,
+  body: unknown,
+  signal: AbortSignal,
+  onMessage: (message: SseMessage) => void,
+): Promise<void> {
   const res = await call(path, {
     method: 'POST',
     headers: headers({ Accept: 'text/event-stream', 'Content-Type': 'application/json' }),

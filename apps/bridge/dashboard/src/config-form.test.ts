@@ -44,7 +44,14 @@ describe('configBody', () => {
 
   it('leaves empty fields out and sends numbers and booleans as JSON values', () => {
     expect(
-      configBody(fields, { codexModel: ' gpt-5-codex ', codexSandbox: '', claudeCodeMaxTurns: '3', ollamaHost: '', someRatio: '0.5', someFlag: 'false' }),
+      configBody(fields, {
+        codexModel: ' gpt-5-codex ',
+        codexSandbox: '',
+        claudeCodeMaxTurns: '3',
+        ollamaHost: '',
+        someRatio: '0.5',
+        someFlag: 'false',
+      }),
     ).toEqual({ codexModel: 'gpt-5-codex', claudeCodeMaxTurns: 3, someRatio: 0.5, someFlag: false });
   });
 

@@ -34,7 +34,7 @@ export class ConfigPanel {
     const common = { id, name: field.key, 'aria-describedby': describedBy };
     let control: HTMLInputElement | HTMLSelectElement;
     if (field.kind === 'select' || field.kind === 'boolean') {
-      const options = field.kind === 'boolean' ? ['true', 'false'] : field.options ?? [];
+      const options = field.kind === 'boolean' ? ['true', 'false'] : (field.options ?? []);
       control = el('select', common, el('option', { value: '' }, '(not set)'), ...options.map((o) => el('option', { value: o }, o)));
     } else {
       const numeric = field.kind === 'integer' || field.kind === 'number';
@@ -56,7 +56,11 @@ export class ConfigPanel {
       el('label', { for: id }, el('code', {}, field.key)),
       control,
       field.description || field.constraint
-        ? el('p', { id: hintId, class: 'hint' }, ...withCode([field.description, field.constraint ? `Expects: ${field.constraint}.` : undefined].filter(Boolean).join(' ')))
+        ? el(
+            'p',
+            { id: hintId, class: 'hint' },
+            ...withCode([field.description, field.constraint ? `Expects: ${field.constraint}.` : undefined].filter(Boolean).join(' ')),
+          )
         : null,
     );
   }
@@ -66,7 +70,9 @@ export class ConfigPanel {
     for (const f of this.fields) groups.set(f.group, [...(groups.get(f.group) ?? []), f]);
     replaceChildren(
       this.container,
-      ...[...groups].map(([group, fields]) => el('fieldset', { class: 'config-group' }, el('legend', {}, group), ...fields.map((f) => this.control(f, config[f.key])))),
+      ...[...groups].map(([group, fields]) =>
+        el('fieldset', { class: 'config-group' }, el('legend', {}, group), ...fields.map((f) => this.control(f, config[f.key]))),
+      ),
     );
   }
 
@@ -78,9 +84,13 @@ export class ConfigPanel {
 
   private showError(e: unknown): void {
     if (e instanceof ApiError && isTokenFailure(e.failure)) return;
-    const message = e instanceof ApiError ? e.failure.message : `the bridge could not be reached (${e instanceof Error ? e.message : String(e)})`;
+    const message =
+      e instanceof ApiError ? e.failure.message : `the bridge could not be reached (${e instanceof Error ? e.message : String(e)})`;
     replaceChildren(this.alert, el('p', {}, message));
-    const key = keyNamedIn(message, this.fields.map((f) => f.key));
+    const key = keyNamedIn(
+      message,
+      this.fields.map((f) => f.key),
+    );
     const input = key ? this.input(key) : undefined;
     if (input) {
       input.setAttribute('aria-invalid', 'true');

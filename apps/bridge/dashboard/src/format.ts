@@ -1,8 +1,6 @@
 /** Text for durations, times, percentages and usage windows (pure; no DOM). */
 
 const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 
 /** "2 h 10 min", "45 min", "3 d 4 h", "less than a minute". Rounded to the minute: a countdown, not a stopwatch. */
 export function formatDuration(ms: number): string {

@@ -42,7 +42,8 @@ export class Playground {
       }
     });
     this.stop.addEventListener('click', () => this.controller?.abort());
-    for (const radio of this.form.querySelectorAll<HTMLInputElement>('input[name="mode"]')) radio.addEventListener('change', () => this.showMode());
+    for (const radio of this.form.querySelectorAll<HTMLInputElement>('input[name="mode"]'))
+      radio.addEventListener('change', () => this.showMode());
     this.toolSelect.addEventListener('change', () => this.fillModels());
     this.showMode();
   }
@@ -66,7 +67,7 @@ export class Playground {
 
     const selected = this.toolSelect.value;
     this.toolSelect.replaceChildren(...tools.map((t) => el('option', { value: t.id }, t.available ? t.name : `${t.name} (not available)`)));
-    const preferred = ids.includes(selected) && !firstTime ? selected : tools.find((t) => t.available)?.id ?? ids[0] ?? '';
+    const preferred = ids.includes(selected) && !firstTime ? selected : (tools.find((t) => t.available)?.id ?? ids[0] ?? '');
     this.toolSelect.value = preferred;
     this.fillModels();
     this.renderFallbackList();
@@ -103,7 +104,17 @@ export class Playground {
         });
         const move = (delta: number, label: string, text: string) => {
           const atEnd = delta < 0 ? index === 0 : index === this.order.length - 1;
-          const b = el('button', { type: 'button', class: 'small', 'aria-label': `Move ${tool.name} ${label}`, 'data-focus-key': `${label}-${id}`, disabled: atEnd }, text);
+          const b = el(
+            'button',
+            {
+              type: 'button',
+              class: 'small',
+              'aria-label': `Move ${tool.name} ${label}`,
+              'data-focus-key': `${label}-${id}`,
+              disabled: atEnd,
+            },
+            text,
+          );
           b.addEventListener('click', () => {
             this.order = moveItem(this.order, index, delta);
             this.renderFallbackList();
@@ -138,7 +149,11 @@ export class Playground {
       { class: 'attempts' },
       el('caption', {}, 'Attempts, in order'),
       el('thead', {}, el('tr', {}, ...ATTEMPT_COLUMNS.map((c) => el('th', { scope: 'col' }, c)))),
-      el('tbody', {}, ...attempts.map((a) => el('tr', { class: `outcome-${a.outcome}` }, ...attemptRow(a).map((cell) => el('td', {}, cell))))),
+      el(
+        'tbody',
+        {},
+        ...attempts.map((a) => el('tr', { class: `outcome-${a.outcome}` }, ...attemptRow(a).map((cell) => el('td', {}, cell)))),
+      ),
     );
   }
 
@@ -182,7 +197,8 @@ export class Playground {
           case 'attempt': {
             const a = data as Attempt;
             attempts.push(a);
-            this.status.textContent = a.outcome === 'succeeded' ? `${a.toolId} is answering…` : `${a.toolId}: ${a.outcome}${a.reason ? ` (${a.reason})` : ''}`;
+            this.status.textContent =
+              a.outcome === 'succeeded' ? `${a.toolId} is answering…` : `${a.toolId}: ${a.outcome}${a.reason ? ` (${a.reason})` : ''}`;
             break;
           }
           case 'delta':
@@ -202,7 +218,7 @@ export class Playground {
           case 'error':
             finished = true;
             this.status.textContent = 'Failed.';
-            this.showError(failureText(((data as { error: ErrorBody }).error)), attempts);
+            this.showError(failureText((data as { error: ErrorBody }).error), attempts);
             break;
         }
       });

@@ -4,7 +4,8 @@ import { readSseStream, SseParser, type SseMessage } from './sse.js';
 describe('SseParser', () => {
   it('parses the events the bridge sends, skipping keep-alive comments', () => {
     const p = new SseParser();
-    const text = 'event: delta\ndata: {"text":"Hel"}\n\n: keep-alive\n\nevent: delta\ndata: {"text":"lo"}\n\nevent: done\ndata: {"toolId":"ollama"}\n\n';
+    const text =
+      'event: delta\ndata: {"text":"Hel"}\n\n: keep-alive\n\nevent: delta\ndata: {"text":"lo"}\n\nevent: done\ndata: {"toolId":"ollama"}\n\n';
     expect(p.push(text)).toEqual([
       { event: 'delta', data: '{"text":"Hel"}' },
       { event: 'delta', data: '{"text":"lo"}' },

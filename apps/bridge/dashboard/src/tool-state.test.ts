@@ -2,7 +2,15 @@ import { describe, expect, it } from '@jest/globals';
 import { INSTALL_HINTS, modelEntries, safeHttpUrl, toolView } from './tool-state.js';
 import type { DiscoveredTool, HealthRecord } from './types.js';
 
-const codex: DiscoveredTool = { id: 'codex', name: 'Codex', type: 'agent', available: true, version: '0.169.0', models: ['gpt-5', 'gpt-5-codex'], defaultModel: 'gpt-5-codex' };
+const codex: DiscoveredTool = {
+  id: 'codex',
+  name: 'Codex',
+  type: 'agent',
+  available: true,
+  version: '0.169.0',
+  models: ['gpt-5', 'gpt-5-codex'],
+  defaultModel: 'gpt-5-codex',
+};
 
 function health(fields: Partial<HealthRecord>): HealthRecord {
   return {
@@ -35,7 +43,14 @@ describe('toolView', () => {
         },
       }),
     );
-    expect(view).toMatchObject({ state: 'ready', stateLabel: 'Ready', authLabel: 'Logged in (chatgpt)', canLogIn: false, plan: 'plus', version: '0.169.0' });
+    expect(view).toMatchObject({
+      state: 'ready',
+      stateLabel: 'Ready',
+      authLabel: 'Logged in (chatgpt)',
+      canLogIn: false,
+      plan: 'plus',
+      version: '0.169.0',
+    });
     expect(view.models).toEqual([
       { name: 'gpt-5-codex', isDefault: true },
       { name: 'gpt-5', isDefault: false },
@@ -49,34 +64,75 @@ describe('toolView', () => {
 
   it('offers a login when the tool is installed but logged out', () => {
     const view = toolView(codex, health({ authenticated: false, authStatus: 'unauthenticated', reason: 'Not logged in' }));
-    expect(view).toMatchObject({ state: 'needs_login', stateLabel: 'Not logged in', canLogIn: true, reason: 'Not logged in', authLabel: 'Not logged in' });
+    expect(view).toMatchObject({
+      state: 'needs_login',
+      stateLabel: 'Not logged in',
+      canLogIn: true,
+      reason: 'Not logged in',
+      authLabel: 'Not logged in',
+    });
   });
 
   it('explains a missing tool with its reason and install hint', () => {
-    const missing = { ...codex, available: false, version: undefined, models: [], defaultModel: undefined, reason: 'codex is not installed (command "codex" was not found on PATH)' };
-    expect(toolView(missing, undefined)).toMatchObject({ state: 'not_installed', stateLabel: 'Not installed', reason: missing.reason, installHint: INSTALL_HINTS.codex, canLogIn: false });
+    const missing = {
+      ...codex,
+      available: false,
+      version: undefined,
+      models: [],
+      defaultModel: undefined,
+      reason: 'codex is not installed (command "codex" was not found on PATH)',
+    };
+    expect(toolView(missing, undefined)).toMatchObject({
+      state: 'not_installed',
+      stateLabel: 'Not installed',
+      reason: missing.reason,
+      installHint: INSTALL_HINTS.codex,
+      canLogIn: false,
+    });
   });
 
   it('tells an installed but unreachable tool from a missing one', () => {
-    const ollama: DiscoveredTool = { id: 'ollama', name: 'Ollama', type: 'runtime', available: false, models: [], reason: 'Ollama is not running at http://127.0.0.1:11434 (connection refused)' };
+    const ollama: DiscoveredTool = {
+      id: 'ollama',
+      name: 'Ollama',
+      type: 'runtime',
+      available: false,
+      models: [],
+      reason: 'Ollama is not running at http://127.0.0.1:11434 (connection refused)',
+    };
     const view = toolView(ollama, undefined);
     expect(view).toMatchObject({ state: 'unavailable', stateLabel: 'Not available' });
     expect(view.installHint?.url).toBe('https://ollama.com/download');
   });
 
   it('believes a health check that finds the tool gone after discovery', () => {
-    const view = toolView(codex, health({ status: 'unavailable', available: false, authenticated: false, authStatus: 'unknown', reason: 'health check timed out after 10000 ms' }));
+    const view = toolView(
+      codex,
+      health({
+        status: 'unavailable',
+        available: false,
+        authenticated: false,
+        authStatus: 'unknown',
+        reason: 'health check timed out after 10000 ms',
+      }),
+    );
     expect(view).toMatchObject({ state: 'unavailable', reason: 'health check timed out after 10000 ms', canLogIn: false });
   });
 
   it('shows "checking" until health answers, and tools without a login as needing none', () => {
     expect(toolView(codex, undefined).state).toBe('checking');
-    const view = toolView({ ...codex, id: 'ollama' }, health({ toolId: 'ollama', authSupported: false, authenticated: true, authStatus: 'not_required' }));
+    const view = toolView(
+      { ...codex, id: 'ollama' },
+      health({ toolId: 'ollama', authSupported: false, authenticated: true, authStatus: 'not_required' }),
+    );
     expect(view).toMatchObject({ state: 'ready', authLabel: 'No login needed', canLogIn: false });
   });
 
-  it("notes why usage limits are missing, and keeps no windows then", () => {
-    const view = toolView(codex, health({ usageLimits: { status: 'unavailable', reason: 'no Codex session logs in /home/u/.codex/sessions' } }));
+  it('notes why usage limits are missing, and keeps no windows then', () => {
+    const view = toolView(
+      codex,
+      health({ usageLimits: { status: 'unavailable', reason: 'no Codex session logs in /home/u/.codex/sessions' } }),
+    );
     expect(view.windows).toEqual([]);
     expect(view.usageNote).toContain('no Codex session logs');
   });
@@ -95,7 +151,15 @@ describe('safeHttpUrl', () => {
   it('lets only http(s) URLs become links', () => {
     expect(safeHttpUrl('https://auth.openai.com/oauth/authorize?x=1')).toBe('https://auth.openai.com/oauth/authorize?x=1');
     expect(safeHttpUrl(' http://localhost:1455/ ')).toBe('http://localhost:1455/');
-    for (const bad of ['javascript:alert(1)', 'JAVASCRIPT:alert(1)', 'data:text/html,<b>x</b>', 'file:///etc/passwd', 'not a url', '', undefined]) {
+    for (const bad of [
+      'javascript:alert(1)',
+      'JAVASCRIPT:alert(1)',
+      'data:text/html,<b>x</b>',
+      'file:///etc/passwd',
+      'not a url',
+      '',
+      undefined,
+    ]) {
       expect(safeHttpUrl(bad)).toBeUndefined();
     }
   });

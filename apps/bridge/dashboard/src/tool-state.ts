@@ -125,7 +125,15 @@ export function toolView(tool: DiscoveredTool, health: HealthRecord | undefined)
   };
   const authLabel = authLabelOf(health);
   if (health.authSupported && !health.authenticated) {
-    return { ...base, ...usage, state: 'needs_login', stateLabel: STATE_LABELS.needs_login, reason: health.reason, authLabel, canLogIn: true };
+    return {
+      ...base,
+      ...usage,
+      state: 'needs_login',
+      stateLabel: STATE_LABELS.needs_login,
+      reason: health.reason,
+      authLabel,
+      canLogIn: true,
+    };
   }
   return { ...base, ...usage, state: 'ready', stateLabel: STATE_LABELS.ready, authLabel };
 }

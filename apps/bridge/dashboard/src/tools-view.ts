@@ -23,7 +23,8 @@ const MODELS_SHOWN = 5;
 
 function modelsBlock(view: ToolView): Child {
   if (view.models.length === 0) return el('span', { class: 'muted' }, 'none reported');
-  const item = (m: ToolView['models'][number]) => el('li', {}, el('code', {}, m.name), m.isDefault ? ' ' : null, m.isDefault ? el('span', { class: 'tag' }, 'default') : null);
+  const item = (m: ToolView['models'][number]) =>
+    el('li', {}, el('code', {}, m.name), m.isDefault ? ' ' : null, m.isDefault ? el('span', { class: 'tag' }, 'default') : null);
   const shown = view.models.slice(0, MODELS_SHOWN);
   const rest = view.models.slice(MODELS_SHOWN);
   return el(
@@ -47,7 +48,12 @@ function usageWindow(view: ToolView, w: WindowView, now: number): HTMLElement {
   return el(
     'div',
     { class: 'window' },
-    el('div', { class: 'window-head' }, el('span', { id: labelId, class: 'window-name' }, windowLabel(w.name)), el('span', { class: 'window-used' }, `${formatPercent(used)} used`)),
+    el(
+      'div',
+      { class: 'window-head' },
+      el('span', { id: labelId, class: 'window-name' }, windowLabel(w.name)),
+      el('span', { class: 'window-used' }, `${formatPercent(used)} used`),
+    ),
     el(
       'div',
       {
@@ -143,7 +149,16 @@ function card(view: ToolView, login: LoginState | undefined, now: number, onLogI
   let action: Child = null;
   if (view.canLogIn) {
     // aria-disabled, not disabled: a disabled button drops the keyboard focus while the login starts.
-    const button = el('button', { type: 'button', class: 'primary', 'data-focus-key': `login-${view.id}`, 'aria-disabled': login?.pending === true ? 'true' : undefined }, 'Log in');
+    const button = el(
+      'button',
+      {
+        type: 'button',
+        class: 'primary',
+        'data-focus-key': `login-${view.id}`,
+        'aria-disabled': login?.pending === true ? 'true' : undefined,
+      },
+      'Log in',
+    );
     button.addEventListener('click', () => onLogIn(view.id));
     action = el('div', { class: 'card-actions' }, button);
   }
@@ -151,7 +166,12 @@ function card(view: ToolView, login: LoginState | undefined, now: number, onLogI
   return el(
     'article',
     { class: `card state-${view.state}`, 'aria-labelledby': nameId, 'data-tool': view.id },
-    el('header', { class: 'card-head' }, el('h3', { id: nameId }, view.name), el('span', { class: `badge badge-${view.state}` }, view.stateLabel)),
+    el(
+      'header',
+      { class: 'card-head' },
+      el('h3', { id: nameId }, view.name),
+      el('span', { class: `badge badge-${view.state}` }, view.stateLabel),
+    ),
     view.reason ? el('p', { class: 'reason' }, ...withCode(view.reason)) : null,
     factList(facts),
     installBlock(view),

@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI from 'openai';
-import { makeTempDir, pathWith, readCapture, replayScript, startFakeOllama, waitFor, waitForPidsGone, writeFakeBin, type FakeOllama } from '@toolbridge/test-suite';
+import {
+  makeTempDir,
+  pathWith,
+  readCapture,
+  replayScript,
+  startFakeOllama,
+  waitFor,
+  waitForPidsGone,
+  writeFakeBin,
+  type FakeOllama,
+} from '@toolbridge/test-suite';
 import { createCodexAdapter, createOllamaAdapter, createToolbridge, type Toolbridge } from 'toolbridge';
 import { createProcessAdapter } from './testing/fake-adapter.js';
 import { serveOpenAI, type OpenAIServer } from './testing/serve.js';
@@ -63,7 +73,12 @@ describe('Ollama through the OpenAI API', () => {
 
   it('streams Ollama NDJSON deltas as chunks ending in stop and usage', async () => {
     const chunks = await collect(
-      await server.client.chat.completions.create({ model: 'ollama/llama3.2', messages: hello, stream: true, stream_options: { include_usage: true } }),
+      await server.client.chat.completions.create({
+        model: 'ollama/llama3.2',
+        messages: hello,
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
     );
     expect(textOf(chunks)).toBe('Hi from llama3.2:latest on Ollama');
     // One chunk per NDJSON delta: the text arrives in pieces, not at the end.
@@ -234,7 +249,10 @@ describe('a tool process that is streaming text when the client disconnects', ()
 
   it('kills the process group after content chunks were sent', async () => {
     const controller = new AbortController();
-    const stream = await server.client.chat.completions.create({ model: 'talker', messages: hello, stream: true }, { signal: controller.signal });
+    const stream = await server.client.chat.completions.create(
+      { model: 'talker', messages: hello, stream: true },
+      { signal: controller.signal },
+    );
     const it = stream[Symbol.asyncIterator]();
     const role = await it.next();
     const content = await it.next();

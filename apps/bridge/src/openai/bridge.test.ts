@@ -8,7 +8,10 @@ const SECRET_PROMPT = 'my secret prompt 7f3a';
 
 describe('/v1 inside the bridge, behind its security middleware', () => {
   const logs: RequestLogEntry[] = [];
-  const toolbridge = createToolbridge({ adapters: [createFakeAdapter({ id: 'agent', behaviour: { deltas: ['bridged ', 'answer'] } })], env: {} });
+  const toolbridge = createToolbridge({
+    adapters: [createFakeAdapter({ id: 'agent', behaviour: { deltas: ['bridged ', 'answer'] } })],
+    env: {},
+  });
   let bridge: RunningBridge;
   let client: OpenAI;
 
@@ -22,7 +25,11 @@ describe('/v1 inside the bridge, behind its security middleware', () => {
     const c = await client.chat.completions.create({ model: 'agent', messages: [{ role: 'user', content: SECRET_PROMPT }] });
     expect(c.choices[0]!.message.content).toBe('bridged answer');
     const chunks: string[] = [];
-    const stream = await client.chat.completions.create({ model: 'agent', messages: [{ role: 'user', content: SECRET_PROMPT }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'agent',
+      messages: [{ role: 'user', content: SECRET_PROMPT }],
+      stream: true,
+    });
     for await (const chunk of stream) chunks.push(chunk.choices[0]?.delta.content ?? '');
     expect(chunks.join('')).toBe('bridged answer');
   });

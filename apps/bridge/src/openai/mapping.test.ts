@@ -30,9 +30,12 @@ describe('model ids', () => {
 
 describe('usage mapping', () => {
   it('counts Anthropic-style cache tokens into prompt_tokens, since input_tokens excludes them', () => {
-    expect(
-      toOpenAIUsage({ input_tokens: 4, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000, output_tokens: 30 }),
-    ).toEqual({ prompt_tokens: 2104, completion_tokens: 30, total_tokens: 2134, prompt_tokens_details: { cached_tokens: 2000 } });
+    expect(toOpenAIUsage({ input_tokens: 4, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000, output_tokens: 30 })).toEqual({
+      prompt_tokens: 2104,
+      completion_tokens: 30,
+      total_tokens: 2134,
+      prompt_tokens_details: { cached_tokens: 2000 },
+    });
   });
 
   it('keeps OpenAI-style cached and reasoning tokens as details of totals', () => {

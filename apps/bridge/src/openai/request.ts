@@ -159,8 +159,10 @@ export function parseChatCompletionRequest(body: unknown): ChatCompletionRequest
   if (format !== undefined && format !== 'text') throw unsupported('response_format', "only { type: 'text' } is available");
   const modalities = b.modalities as string[] | null | undefined;
   if (modalities?.some((m) => m !== 'text')) throw unsupported('modalities', "only 'text' output is available");
-  if (Array.isArray(b.tools) && b.tools.length > 0) throw unsupported('tools', 'Toolbridge tools answer in text and do not call client-side functions');
-  if (Array.isArray(b.functions) && b.functions.length > 0) throw unsupported('functions', 'Toolbridge tools answer in text and do not call client-side functions');
+  if (Array.isArray(b.tools) && b.tools.length > 0)
+    throw unsupported('tools', 'Toolbridge tools answer in text and do not call client-side functions');
+  if (Array.isArray(b.functions) && b.functions.length > 0)
+    throw unsupported('functions', 'Toolbridge tools answer in text and do not call client-side functions');
 
   const messages: ChatMessage[] = b.messages.map((m, i) => {
     if (m.role === 'tool' || m.role === 'function') {

@@ -17,22 +17,43 @@ type APIError = InstanceType<typeof OpenAI.APIError>;
 
 const bridgeOf = (adapters: ToolAdapter[]) => createToolbridge({ adapters, env: {} });
 
-const agent = createFakeAdapter({ id: 'agent', models: ['gpt-5'], behaviour: { usage: { input_tokens: 1234, cached_input_tokens: 1000, output_tokens: 56, reasoning_output_tokens: 7 } } });
+const agent = createFakeAdapter({
+  id: 'agent',
+  models: ['gpt-5'],
+  behaviour: { usage: { input_tokens: 1234, cached_input_tokens: 1000, output_tokens: 56, reasoning_output_tokens: 7 } },
+});
 const runtime = createFakeAdapter({
   id: 'runtime',
   type: 'runtime',
   models: ['qwen3:14b', 'llama3.2:latest'],
   behaviour: (req) => ({ deltas: ['model=', String(req.model)], usage: { input_tokens: 10, output_tokens: 2 } }),
 });
-const missing = createFakeAdapter({ id: 'missing', available: false, reason: 'missing is not installed (command "missing" was not found on PATH)' });
-const loggedOut = createFakeAdapter({ id: 'logged-out', behaviour: { fail: new ToolAuthError('Not logged in; run `logged-out login`', { toolId: 'logged-out' }) } });
-const limited = createFakeAdapter({ id: 'limited', behaviour: { fail: new RateLimitError('usage limit reached', { toolId: 'limited', retryAfterMs: 30_000 }) } });
-const broken = createFakeAdapter({ id: 'broken', behaviour: { fail: new ProviderExecutionError('the model server answered 500', { toolId: 'broken' }) } });
+const missing = createFakeAdapter({
+  id: 'missing',
+  available: false,
+  reason: 'missing is not installed (command "missing" was not found on PATH)',
+});
+const loggedOut = createFakeAdapter({
+  id: 'logged-out',
+  behaviour: { fail: new ToolAuthError('Not logged in; run `logged-out login`', { toolId: 'logged-out' }) },
+});
+const limited = createFakeAdapter({
+  id: 'limited',
+  behaviour: { fail: new RateLimitError('usage limit reached', { toolId: 'limited', retryAfterMs: 30_000 }) },
+});
+const broken = createFakeAdapter({
+  id: 'broken',
+  behaviour: { fail: new ProviderExecutionError('the model server answered 500', { toolId: 'broken' }) },
+});
 const buggy = createFakeAdapter({ id: 'buggy', behaviour: { fail: new Error('ENOENT /home/alice/secret-path/state.json') } });
 const hanging = createFakeAdapter({ id: 'hanging', behaviour: { deltas: [], hang: true } });
 const midFail = createFakeAdapter({
   id: 'mid-fail',
-  behaviour: { deltas: ['partial ', 'answer ', 'never sent'], failAfterDeltas: 2, fail: new ProviderExecutionError('the tool crashed', { toolId: 'mid-fail' }) },
+  behaviour: {
+    deltas: ['partial ', 'answer ', 'never sent'],
+    failAfterDeltas: 2,
+    fail: new ProviderExecutionError('the tool crashed', { toolId: 'mid-fail' }),
+  },
 });
 const slow = createFakeAdapter({ id: 'slow', behaviour: { deltas: ['first', 'second'], hang: true } });
 const silent = createFakeAdapter({ id: 'silent', behaviour: { deltas: [] } });
@@ -90,7 +111,11 @@ describe('POST /v1/chat/completions (non-streamed)', () => {
     expect(completion.id).toMatch(/^chatcmpl-/);
     expect(completion.model).toBe('agent');
     expect(completion.choices).toHaveLength(1);
-    expect(completion.choices[0]).toMatchObject({ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Hello from agent' } });
+    expect(completion.choices[0]).toMatchObject({
+      index: 0,
+      finish_reason: 'stop',
+      message: { role: 'assistant', content: 'Hello from agent' },
+    });
     // Codex-style usage: cached tokens are part of input_tokens, reasoning part of output_tokens.
     expect(completion.usage).toEqual({
       prompt_tokens: 1234,
@@ -106,7 +131,13 @@ describe('POST /v1/chat/completions (non-streamed)', () => {
       model: 'agent',
       messages: [
         { role: 'developer', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'line one' }, { type: 'text', text: 'line two' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'line one' },
+            { type: 'text', text: 'line two' },
+          ],
+        },
         { role: 'assistant', content: 'ok' },
         { role: 'user', content: 'again' },
       ],
@@ -248,7 +279,7 @@ describe('errors in OpenAI shape', () => {
     expect(err.message).toContain('nope');
   });
 
-  it("404s a model the runtime does not have, naming the ones it has", async () => {
+  it('404s a model the runtime does not have, naming the ones it has', async () => {
     const err = await statusOf(client.chat.completions.create({ model: 'runtime/gpt-oss:120b', messages: hello }));
     expect(err.status).toBe(404);
     expect(err.message).toContain('runtime/qwen3:14b');
@@ -298,7 +329,9 @@ describe('errors in OpenAI shape', () => {
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(text).not.toContain('secret-path');
-    expect(JSON.parse(text)).toEqual({ error: { message: 'Unexpected internal error', type: 'server_error', param: null, code: 'internal_error' } });
+    expect(JSON.parse(text)).toEqual({
+      error: { message: 'Unexpected internal error', type: 'server_error', param: null, code: 'internal_error' },
+    });
   });
 
   it.each([
@@ -316,7 +349,18 @@ describe('errors in OpenAI shape', () => {
     [{ model: 'agent', messages: hello, response_format: { type: 'json_object' } }, 'response_format'],
     [{ model: 'agent', messages: [{ role: 'tool', content: 'x', tool_call_id: '1' }] }, 'messages[0].role'],
     [
-      { model: 'agent', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'data:,' } }] }] },
+      {
+        model: 'agent',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'what is this?' },
+              { type: 'image_url', image_url: { url: 'data:,' } },
+            ],
+          },
+        ],
+      },
       'messages[0].content[1].type',
     ],
   ])('400s an invalid body %j naming %s', async (body, param) => {
@@ -344,7 +388,10 @@ describe('errors in OpenAI shape', () => {
       body: JSON.stringify({ model: 'agent', input: 'x' }),
     });
     expect(res.status).toBe(404);
-    expect(((await res.json()) as { error: unknown }).error).toMatchObject({ message: 'Invalid URL (POST /v1/embeddings)', type: 'invalid_request_error' });
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({
+      message: 'Invalid URL (POST /v1/embeddings)',
+      type: 'invalid_request_error',
+    });
   });
 });
 

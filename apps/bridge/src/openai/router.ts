@@ -70,7 +70,10 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
     // Runtimes list every model they have; agents list only configured ones and accept others.
     if (model && tool.capabilities.includes('model-list') && !listsModel(tool, model)) {
       const known = modelIdsOf(tool).slice(1);
-      throw modelNotFound(body.model, `${tool.name} has no model ${quoted(model)}${known.length ? ` (available: ${known.join(', ')})` : ''}`);
+      throw modelNotFound(
+        body.model,
+        `${tool.name} has no model ${quoted(model)}${known.length ? ` (available: ${known.join(', ')})` : ''}`,
+      );
     }
 
     const request: ChatRequest = {

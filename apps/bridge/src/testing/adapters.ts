@@ -49,7 +49,15 @@ export function memoryAdapter(id: string, o: MemoryAdapterOptions = {}): ToolAda
       sent++;
     }
     const model = request.model ?? (ctx.config[modelKey] as string | undefined) ?? `${id}-default`;
-    yield { type: 'result', result: { message: { role: 'assistant', content: reply }, usage: { input_tokens: 3, output_tokens: words.length }, model, metadata: {} } };
+    yield {
+      type: 'result',
+      result: {
+        message: { role: 'assistant', content: reply },
+        usage: { input_tokens: 3, output_tokens: words.length },
+        model,
+        metadata: {},
+      },
+    };
   }
   const adapter: ToolAdapter & { calls: ChatRequest[] } = {
     id,
@@ -72,7 +80,8 @@ export function memoryAdapter(id: string, o: MemoryAdapterOptions = {}): ToolAda
     stream,
   };
   if (login !== 'none') {
-    adapter.checkAuth = async () => (login === 'logged-in' ? { authenticated: true, method: 'api_key' } : { authenticated: false, detail: `${id} is not logged in` });
+    adapter.checkAuth = async () =>
+      login === 'logged-in' ? { authenticated: true, method: 'api_key' } : { authenticated: false, detail: `${id} is not logged in` };
     adapter.startAuth = async () => ({
       toolId: id,
       status: 'started',
@@ -119,7 +128,10 @@ export function processAdapter(id: string, command: string): ToolAdapter {
       } else if (event.error) {
         throw new ProviderExecutionError(`${id} failed: ${event.error}`, { toolId: id });
       } else if (event.done) {
-        yield { type: 'result', result: { message: { role: 'assistant', content: text }, usage: event.done.usage, model: model ?? `${id}-default`, metadata: {} } };
+        yield {
+          type: 'result',
+          result: { message: { role: 'assistant', content: text }, usage: event.done.usage, model: model ?? `${id}-default`, metadata: {} },
+        };
       }
     }
     const r = await proc.result;
@@ -157,7 +169,14 @@ export function processAdapter(id: string, command: string): ToolAdapter {
  * prints `deltas` with `delayMs` between them, then either finishes, hangs,
  * or fails with `error`.
  */
-export function fakeToolScript(o: { deltas: string[]; delayMs?: number; hangAfter?: boolean; error?: string; pidFile: string; argvFile?: string }): string {
+export function fakeToolScript(o: {
+  deltas: string[];
+  delayMs?: number;
+  hangAfter?: boolean;
+  error?: string;
+  pidFile: string;
+  argvFile?: string;
+}): string {
   return `
 const fs = require('fs');
 const o = ${JSON.stringify(o)};

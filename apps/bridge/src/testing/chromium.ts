@@ -25,9 +25,13 @@ export interface Chromium {
 }
 
 /** Headless Chromium with a fresh profile in a temporary directory, removed by `close()`. */
-export async function launchChromium(options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<Chromium> {
+export async function launchChromium(
+  options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
+): Promise<Chromium> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`${CHROMIUM_PATH} is missing: run \`node scripts/install-chromium.mjs\` (the test command does) or \`apt-get install -y chromium\``);
+    throw new Error(
+      `${CHROMIUM_PATH} is missing: run \`node scripts/install-chromium.mjs\` (the test command does) or \`apt-get install -y chromium\``,
+    );
   }
   const profile = await makeTempDir('toolbridge-chromium-');
   try {

@@ -59,12 +59,22 @@ export function parseSse(text: string): SseEvent[] {
 }
 
 /** Raw HTTP request (fetch cannot set Host or send arbitrary bodies freely). */
-export async function rawRequest(url: string, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+export async function rawRequest(
+  url: string,
+  opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const { request } = await import('node:http');
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers, setHost: !(opts.headers && Object.keys(opts.headers).some((k) => k.toLowerCase() === 'host')) },
+      {
+        host: u.hostname,
+        port: u.port,
+        method: opts.method ?? 'GET',
+        path: opts.path,
+        headers: opts.headers,
+        setHost: !(opts.headers && Object.keys(opts.headers).some((k) => k.toLowerCase() === 'host')),
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');

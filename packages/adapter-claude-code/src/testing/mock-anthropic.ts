@@ -54,7 +54,10 @@ function unifiedHeaders(u: NonNullable<MockBehavior['unified']>): Record<string,
   h['anthropic-ratelimit-unified-status'] = u.status ?? first.status ?? 'allowed';
   h['anthropic-ratelimit-unified-reset'] = String(first.reset);
   h['anthropic-ratelimit-unified-representative-claim'] = five ? 'five_hour' : 'seven_day';
-  for (const [prefix, w] of [['5h', five], ['7d', seven]] as const) {
+  for (const [prefix, w] of [
+    ['5h', five],
+    ['7d', seven],
+  ] as const) {
     if (!w) continue;
     h[`anthropic-ratelimit-unified-${prefix}-status`] = w.status ?? 'allowed';
     h[`anthropic-ratelimit-unified-${prefix}-utilization`] = String(w.utilization);
@@ -114,9 +117,9 @@ export async function startMockAnthropic(initial: MockBehavior = { mode: 'ok' })
       return;
     }
     if (path !== '/v1/messages') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no route ${path}` } }),
-      );
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no route ${path}` } }));
       return;
     }
     const rl = b.unified ? unifiedHeaders(b.unified) : {};
@@ -169,7 +172,11 @@ export async function startMockAnthropic(initial: MockBehavior = { mode: 'ok' })
       if (piece) sse(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } });
     }
     sse(res, 'content_block_stop', { type: 'content_block_stop', index: 0 });
-    sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } });
+    sse(res, 'message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: 5 },
+    });
     sse(res, 'message_stop', { type: 'message_stop' });
     res.end();
   }

@@ -105,7 +105,9 @@ function reply(res: ServerResponse, b: Extract<MockBehaviour, { kind: 'reply' }>
   res.end();
 }
 
-export async function startMockResponsesServer(initial: MockBehaviour = { kind: 'reply', text: 'Hello from mock' }): Promise<MockResponsesServer> {
+export async function startMockResponsesServer(
+  initial: MockBehaviour = { kind: 'reply', text: 'Hello from mock' },
+): Promise<MockResponsesServer> {
   const requests: RecordedRequest[] = [];
   let count = 0;
   const state = { behaviour: initial };

@@ -137,7 +137,8 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     const shown = limit !== undefined ? answer.slice(0, limit) : answer;
     const chunks: Record<string, unknown>[] = [];
     if (route === '/api/chat') {
-      for (const t of tokens(opts.thinking)) chunks.push({ model, created_at: created(), message: { role: 'assistant', content: '', thinking: t }, done: false });
+      for (const t of tokens(opts.thinking))
+        chunks.push({ model, created_at: created(), message: { role: 'assistant', content: '', thinking: t }, done: false });
       for (const t of shown) chunks.push({ model, created_at: created(), message: { role: 'assistant', content: t }, done: false });
     } else {
       for (const t of shown) chunks.push({ model, created_at: created(), response: t, done: false });
@@ -159,7 +160,13 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     return [...chunks, final].map((c) => JSON.stringify(c) + '\n');
   };
 
-  const stream = async (res: ServerResponse, rec: RecordedRequest, route: FakeRoute, behaviour: FakeBehaviour, body: Record<string, unknown>) => {
+  const stream = async (
+    res: ServerResponse,
+    rec: RecordedRequest,
+    route: FakeRoute,
+    behaviour: FakeBehaviour,
+    body: Record<string, unknown>,
+  ) => {
     const model = installed(opts.models, body.model)!;
     const lines = linesFor(route, model, body);
     if (behaviour.kind === 'slow') await sleep(behaviour.delayMs);

@@ -47,7 +47,9 @@ export async function startMockOpenAIServer(behaviour: MockBehaviour = MOCK_OK):
     req.on('data', (c: string) => (raw += c));
     req.on('end', () => {
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
         return;
       }
       let body: MockRequest['body'] = {};
@@ -67,7 +69,12 @@ export async function startMockOpenAIServer(behaviour: MockBehaviour = MOCK_OK):
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const base = { id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model ?? 'mock-model' };
+      const base = {
+        id: 'chatcmpl-mock',
+        object: 'chat.completion.chunk',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model ?? 'mock-model',
+      };
       const chunks = title ? ['Mock title'] : b.chunks;
       chunks.forEach((content, i) => {
         const delta = i === 0 ? { role: 'assistant', content } : { content };

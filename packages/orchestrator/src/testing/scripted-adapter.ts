@@ -51,7 +51,6 @@ export interface ScriptedTool {
   setAuth(auth: AuthState): void;
 }
 
-
 /**
  * An in-memory tool whose calls follow a script. It records every call with its
  * context, so tests can check how often a tool ran and whether its signal aborted.
@@ -74,10 +73,11 @@ export function scriptedTool(id: string, options: ScriptedToolOptions = {}): Scr
     metadata: {},
   });
   const end = async (b: Behaviour, ctx: CallContext) => {
-    if (b.hang) await new Promise<never>((_, reject) => {
-      if (ctx.signal.aborted) reject(ctx.signal.reason);
-      ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
-    });
+    if (b.hang)
+      await new Promise<never>((_, reject) => {
+        if (ctx.signal.aborted) reject(ctx.signal.reason);
+        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
+      });
     if (b.delayMs) await sleep(b.delayMs, ctx.signal);
     if (b.error) throw b.error;
   };

@@ -42,7 +42,6 @@ export interface FakeAdapterOptions {
   behaviour?: FakeBehaviour | ((request: ChatRequest) => FakeBehaviour);
 }
 
-
 /** An in-memory tool implementing core's adapter contract, scripted per test. */
 export function createFakeAdapter(options: FakeAdapterOptions): FakeAdapter {
   const type = options.type ?? 'agent';
@@ -82,7 +81,7 @@ export function createFakeAdapter(options: FakeAdapterOptions): FakeAdapter {
         result: {
           message: { role: 'assistant', content: deltas.join('') },
           usage: b.usage ?? {},
-          ...(b.model ?? request.model ? { model: b.model ?? request.model } : {}),
+          ...((b.model ?? request.model) ? { model: b.model ?? request.model } : {}),
           metadata: {},
         },
       };
