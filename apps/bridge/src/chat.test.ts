@@ -112,6 +112,7 @@ describe('SSE streaming', () => {
       toolId: 'alpha',
       type: 'agent',
       model: 'alpha-default',
+      sessionId: expect.stringMatching(/^tbs_/),
       result: { message: { role: 'assistant', content: 'one two three' }, usage: { input_tokens: 3, output_tokens: 3 } },
       latencyMs: expect.any(Number),
     });

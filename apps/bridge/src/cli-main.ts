@@ -24,6 +24,9 @@ Options for serve:
                         (default: 4 per agent, 8 for Ollama)
   --max-queued <n>      Chats that may wait for a slot, same forms (default: 32 per agent, 128 for Ollama);
                         beyond that a chat is refused at once with 503 and Retry-After
+  --allow-full-permissions
+                        Accept chats asking for permissions "full" without a token (refused by default)
+  --no-warm-up          Do not start warm tool processes or probe the tools as the server starts
   --quiet               Do not write request logs to stderr
 
 Options for doctor:
@@ -56,6 +59,8 @@ const serveOptions = {
   'body-limit': { type: 'string' },
   'max-concurrent': { type: 'string', multiple: true },
   'max-queued': { type: 'string', multiple: true },
+  'allow-full-permissions': { type: 'boolean' },
+  'no-warm-up': { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -131,6 +136,8 @@ async function serve(args: string[], io: CliIo): Promise<number> {
     ...(v['body-limit'] !== undefined ? { bodyLimit: v['body-limit'] } : {}),
     ...(io.toolbridge ? {} : { toolbridgeOptions: { env: io.env, ...(concurrency ? { concurrency } : {}) } }),
     logger: v.quiet ? false : (entry) => io.stderr(JSON.stringify(entry) + '\n'),
+    allowFullPermissions: v['allow-full-permissions'] === true,
+    warmUp: v['no-warm-up'] !== true,
     ...(io.toolbridge ? { toolbridge: io.toolbridge } : {}),
   };
   let running: RunningBridge;

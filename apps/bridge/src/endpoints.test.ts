@@ -3,10 +3,11 @@ import { ProviderExecutionError, TimeoutError, ToolAuthError, ToolUnavailableErr
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { memoryAdapter } from './testing/adapters.js';
+import { toolRequestOf } from '@toolbridge/test-suite';
 import { rawRequest, startTestBridge, type TestBridge } from './testing/harness.js';
 import { fallbackChatRequestSchema, toolChatRequestSchema } from './schemas.js';
 
-const hello = { messages: [{ role: 'user', content: 'Say hello' }] };
+const hello = { messages: [{ role: 'user' as const, content: 'Say hello' }] };
 const pkgVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 describe('bridge endpoints', () => {
@@ -57,6 +58,7 @@ describe('bridge endpoints', () => {
       capabilities: ['agent-task', 'code-analysis', 'code-edit', 'chat', 'health-check'],
       models: ['alpha-default'],
       defaultModel: 'alpha-default',
+      features: {},
     });
     expect(body.tools[1]).toMatchObject({
       id: 'runtime',
@@ -114,10 +116,11 @@ describe('bridge endpoints', () => {
       toolId: 'alpha',
       type: 'agent',
       model: 'alpha-default',
+      sessionId: expect.stringMatching(/^tbs_/),
       result: { message: { role: 'assistant', content: 'Hello there friend' }, usage: { input_tokens: 3, output_tokens: 3 } },
       latencyMs: expect.any(Number),
     });
-    expect(alpha.calls.at(-1)).toEqual(hello);
+    expect(alpha.calls.at(-1)).toEqual(toolRequestOf(hello));
   });
 
   it('passes model, and runtime tools answer with type runtime', async () => {
@@ -129,7 +132,7 @@ describe('bridge endpoints', () => {
     [{}, /missing required field "messages"/],
     [{ messages: [] }, /messages must contain at least 1 item/],
     [{ messages: [{ role: 'robot', content: 'x' }] }, /messages\.0\.role must be one of/],
-    [{ messages: [{ role: 'user', content: 5 }] }, /messages\.0\.content must be of type string/],
+    [{ messages: [{ role: 'user', content: 5 }] }, /messages\.0\.content must be a string or an array of parts/],
     [{ ...hello, timeoutMs: -1 }, /timeoutMs must be >= 1/],
     [{ ...hello, timeoutMs: 'soon' }, /timeoutMs must be of type integer/],
     [{ ...hello, bogus: 1 }, /unknown field "bogus"/],
@@ -265,6 +268,8 @@ describe('bridge endpoints', () => {
       '/health',
       '/health/{toolId}',
       '/openapi.json',
+      '/sessions',
+      '/sessions/{sessionId}',
     ]);
     expect(doc.components.schemas.ToolChatRequest).toEqual(JSON.parse(JSON.stringify(toolChatRequestSchema)));
     expect(doc.components.schemas.FallbackChatRequest).toEqual(JSON.parse(JSON.stringify(fallbackChatRequestSchema)));

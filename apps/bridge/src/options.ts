@@ -30,6 +30,13 @@ export interface BridgeOptions {
   closeGraceMs?: number;
   /** Folder of the built dashboard served at `GET /`. Default: the one this package ships (`dist/dashboard`). */
   dashboardDir?: string;
+  /**
+   * Accept chats asking for `permissions: "full"` without a token. Off by default: without a
+   * token any local process could otherwise have an agent do anything as this user.
+   */
+  allowFullPermissions?: boolean;
+  /** Start warm tool processes and probe discovery and health in the background as the server starts. Default true for `serve`. */
+  warmUp?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -47,6 +54,8 @@ export interface ResolvedOptions {
   sseKeepAliveMs: number;
   closeGraceMs: number;
   dashboardDir?: string;
+  allowFullPermissions: boolean;
+  warmUp: boolean;
 }
 
 export const DEFAULT_PORT = 8787;
@@ -68,6 +77,8 @@ const KNOWN = new Set<string>([
   'sseKeepAliveMs',
   'closeGraceMs',
   'dashboardDir',
+  'allowFullPermissions',
+  'warmUp',
 ]);
 
 function fail(message: string): never {
@@ -165,6 +176,10 @@ export function resolveOptions(input: unknown = {}): ResolvedOptions {
   if (o.dashboardDir !== undefined && (typeof o.dashboardDir !== 'string' || o.dashboardDir.trim() === ''))
     fail('dashboardDir must be a non-empty string');
 
+  for (const flag of ['allowFullPermissions', 'warmUp'] as const) {
+    if (o[flag] !== undefined && typeof o[flag] !== 'boolean') fail(`${flag} must be a boolean`);
+  }
+
   if (!isLoopbackHost(host) && !token) {
     fail(`refusing to listen on non-loopback address ${host} without a token (set token / --token / TOOLBRIDGE_TOKEN)`);
   }
@@ -185,5 +200,7 @@ export function resolveOptions(input: unknown = {}): ResolvedOptions {
     sseKeepAliveMs: positiveInt('sseKeepAliveMs', o.sseKeepAliveMs, 15_000),
     closeGraceMs: positiveInt('closeGraceMs', o.closeGraceMs, 3_000),
     dashboardDir: o.dashboardDir as string | undefined,
+    allowFullPermissions: o.allowFullPermissions === true,
+    warmUp: o.warmUp === true,
   };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from 'node:net';
-import { AGENT_CAPABILITIES, collectStream, type StreamEvent, type ToolAdapter } from '@toolbridge/core';
+import { AGENT_CAPABILITIES, type StreamEvent, type ToolAdapter } from '@toolbridge/core';
 import { memoryAdapter } from './testing/adapters.js';
 import { startTestBridge, type TestBridge } from './testing/harness.js';
 
@@ -13,6 +13,7 @@ function firehose(count: number) {
     name: 'Firehose',
     type: 'agent',
     capabilities: AGENT_CAPABILITIES,
+    features: {},
     configSchema: {},
     detect: async () => ({ available: true, version: '1', models: [] }),
     async *stream(): AsyncIterable<StreamEvent> {
@@ -21,9 +22,6 @@ function firehose(count: number) {
         yield { type: 'delta', text: chunk };
       }
       yield { type: 'result', result: { message: { role: 'assistant', content: '' }, usage: {}, metadata: {} } };
-    },
-    chat(request, ctx) {
-      return collectStream(this.stream(request, ctx), 'firehose');
     },
   };
   return { adapter, produced };
@@ -34,9 +32,6 @@ const truncated: ToolAdapter = {
   ...memoryAdapter('truncated'),
   async *stream(): AsyncIterable<StreamEvent> {
     yield { type: 'delta', text: 'half an ans' };
-  },
-  chat(request, ctx) {
-    return collectStream(this.stream(request, ctx), 'truncated');
   },
 };
 

@@ -1,56 +1,54 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import { chatMessageSchema, chatRequestProperties, describeSchemaError, InvalidRequestError, type ChatMessage } from '@toolbridge/core';
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  completeChatRequest,
+  createWireAjv,
+  describeSchemaError,
+  InvalidRequestError,
+  LIMITS,
+  wire,
+  type ValidChatRequest,
+} from '@toolbridge/core';
+import type { ValidateFunction } from 'ajv';
 
 /**
- * JSON Schemas of the request bodies. The same objects validate requests and
- * appear in `GET /openapi.json`, so the document cannot drift from behaviour.
+ * JSON Schemas of the request bodies, built from core's wire schemas. The same objects validate
+ * requests and appear in `GET /openapi.json`, so the document cannot drift from behaviour.
  */
-const timeoutMs = { type: 'integer', minimum: 1, maximum: 86_400_000, description: 'Deadline in milliseconds' } as const;
-const stream = { type: 'boolean', description: 'Answer as text/event-stream (SSE) instead of one JSON object' } as const;
+const timeoutMs = Type.Integer({ minimum: 1, maximum: LIMITS.maxTimeoutMs, description: 'Deadline in milliseconds' });
+const stream = Type.Boolean({ description: 'Answer as text/event-stream (SSE) instead of one JSON object' });
 
-export const toolChatRequestSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['messages'],
-  properties: { ...chatRequestProperties, timeoutMs, stream },
-} as const;
+export const toolChatRequestSchema = Type.Object(
+  { ...wire.chatRequestFields, timeoutMs: Type.Optional(timeoutMs), stream: Type.Optional(stream) },
+  { additionalProperties: false },
+);
 
-export const fallbackChatRequestSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['providers', 'messages'],
-  properties: {
-    providers: {
-      type: 'array',
+export const fallbackChatRequestSchema = Type.Object(
+  {
+    providers: Type.Array(Type.String({ minLength: 1 }), {
       minItems: 1,
-      maxItems: 32,
-      items: { type: 'string', minLength: 1 },
+      maxItems: LIMITS.maxProviders,
       description: 'Tool ids in the order to try',
-    },
-    ...chatRequestProperties,
-    retries: { type: 'integer', minimum: 0, maximum: 10, description: 'Retries per tool for retryable failures' },
-    perAttemptTimeoutMs: { ...timeoutMs, description: 'Time allowed for each attempt, in milliseconds' },
-    timeoutMs: { ...timeoutMs, description: 'Time allowed for the whole fallback chat, in milliseconds' },
-    stream,
+    }),
+    ...wire.chatRequestFields,
+    retries: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: LIMITS.maxRetries, description: 'Retries per tool for retryable failures' }),
+    ),
+    perAttemptTimeoutMs: Type.Optional(Type.Integer({ ...timeoutMs, description: 'Time allowed for each attempt, in milliseconds' })),
+    timeoutMs: Type.Optional(Type.Integer({ ...timeoutMs, description: 'Time allowed for the whole fallback chat, in milliseconds' })),
+    stream: Type.Optional(stream),
   },
-} as const;
+  { additionalProperties: false },
+);
 
-export const authRequestSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { timeoutMs },
-} as const;
+export const authRequestSchema = Type.Object({ timeoutMs: Type.Optional(timeoutMs) }, { additionalProperties: false });
 
-export { chatMessageSchema };
+type ToolChatFields = Static<typeof toolChatRequestSchema>;
+type FallbackChatFields = Static<typeof fallbackChatRequestSchema>;
 
 export interface ToolChatBody {
-  messages: ChatMessage[];
-  model?: string;
-  cwd?: string;
-  maxTokens?: number;
-  temperature?: number;
+  request: ValidChatRequest;
   timeoutMs?: number;
-  stream?: boolean;
+  stream: boolean;
 }
 
 export interface FallbackChatBody extends ToolChatBody {
@@ -64,7 +62,7 @@ export interface AuthBody {
 }
 
 // Compiled once, at load.
-const ajv = new Ajv({ allErrors: false, strict: true });
+const ajv = createWireAjv();
 const validators = {
   toolChat: ajv.compile(toolChatRequestSchema),
   fallbackChat: ajv.compile(fallbackChatRequestSchema),
@@ -77,22 +75,28 @@ function check<T>(validate: ValidateFunction, body: unknown, subject: string): T
   return body as T;
 }
 
-function requireUserMessage(body: ToolChatBody, subject: string): void {
-  if (!body.messages.some((m) => m.role === 'user')) {
-    throw new InvalidRequestError(`${subject} must contain at least one message with role "user"`);
-  }
+export async function parseToolChatBody(body: unknown): Promise<ToolChatBody> {
+  const { timeoutMs: t, stream: s, ...fields } = check<ToolChatFields>(validators.toolChat, body, 'chat request');
+  return { request: await completeChatRequest(fields, 'http'), ...(t !== undefined ? { timeoutMs: t } : {}), stream: s === true };
 }
 
-export function parseToolChatBody(body: unknown): ToolChatBody {
-  const b = check<ToolChatBody>(validators.toolChat, body, 'chat request');
-  requireUserMessage(b, 'chat request');
-  return b;
-}
-
-export function parseFallbackChatBody(body: unknown): FallbackChatBody {
-  const b = check<FallbackChatBody>(validators.fallbackChat, body, 'fallback chat request');
-  requireUserMessage(b, 'fallback chat request');
-  return b;
+export async function parseFallbackChatBody(body: unknown): Promise<FallbackChatBody> {
+  const {
+    providers,
+    retries,
+    perAttemptTimeoutMs,
+    timeoutMs: t,
+    stream: s,
+    ...fields
+  } = check<FallbackChatFields>(validators.fallbackChat, body, 'fallback chat request');
+  return {
+    request: await completeChatRequest(fields, 'http'),
+    providers,
+    ...(retries !== undefined ? { retries } : {}),
+    ...(perAttemptTimeoutMs !== undefined ? { perAttemptTimeoutMs } : {}),
+    ...(t !== undefined ? { timeoutMs: t } : {}),
+    stream: s === true,
+  };
 }
 
 /** POST /auth/:toolId takes no body, or an object with `timeoutMs`. */

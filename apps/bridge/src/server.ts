@@ -210,12 +210,20 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
         srv.off('error', reject);
         const address = srv.address() as AddressInfo;
         const shownHost = isWildcardHost(host) ? '127.0.0.1' : host;
+        // The first look is warm too: discovery and health answer the dashboard's first load from the cache,
+        // and tools with a warm transport start their processes now, off the request path.
+        if (options.warmUp) void warmUp(toolbridge);
         resolve({ url: `http://${urlHost(shownHost)}:${address.port}`, port: address.port, host, close });
       });
     });
   };
 
   return { app, toolbridge, listen, close };
+}
+
+/** Probe every tool and start warm processes in the background; failures show up in health, not here. */
+async function warmUp(toolbridge: Toolbridge): Promise<void> {
+  await Promise.allSettled([toolbridge.discover().then(() => toolbridge.checkAllToolsHealth()), toolbridge.prewarm()]);
 }
 
 /** Create and start the bridge: `{ url, close() }`. */

@@ -1,8 +1,8 @@
 import type { Response } from 'express';
 
 /**
- * Write to a streaming response and wait while the socket is backed up, so a
- * client that reads slowly slows the tool down instead of growing our memory.
+ * Write to a streaming response and wait while the socket is backed up, so a client that reads
+ * slowly slows the tool down instead of growing our memory.
  */
 export function writeWithBackpressure(res: Response, text: string): Promise<void> {
   if (res.destroyed || res.writableEnded) return Promise.resolve();
@@ -18,12 +18,20 @@ export function writeWithBackpressure(res: Response, text: string): Promise<void
   });
 }
 
-/** Writes Server-Sent Events; keep-alive comments stop proxies and clients from timing out idle streams. */
+/** `native`: named events (`event: delta`); `openai`: bare `data:` lines ended by `data: [DONE]`. */
+export type SseDialect = 'native' | 'openai';
+
+/**
+ * The one Server-Sent Events writer, in both dialects. Keep-alive comments stop proxies and
+ * clients from timing out idle streams; `X-Accel-Buffering: no` makes reverse proxies pass
+ * tokens through as they come.
+ */
 export class SseWriter {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly res: Response,
+    private readonly dialect: SseDialect,
     private readonly keepAliveMs: number,
   ) {}
 
@@ -44,12 +52,17 @@ export class SseWriter {
     this.timer.unref();
   }
 
+  /** One event; the name is used by the native dialect only. Waits while the socket is backed up. */
   send(event: string, data: unknown): Promise<void> {
-    return writeWithBackpressure(this.res, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    const name = this.dialect === 'native' ? `event: ${event}\n` : '';
+    return writeWithBackpressure(this.res, `${name}data: ${JSON.stringify(data)}\n\n`);
   }
 
-  end(): void {
+  /** End the stream; `complete` says it ended as it should (OpenAI's dialect then sends `[DONE]`). */
+  end(complete: boolean): void {
     if (this.timer) clearInterval(this.timer);
-    if (this.open) this.res.end();
+    if (!this.open) return;
+    if (complete && this.dialect === 'openai') this.res.end('data: [DONE]\n\n');
+    else this.res.end();
   }
 }

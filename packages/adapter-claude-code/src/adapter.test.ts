@@ -7,13 +7,14 @@ import {
   ProviderExecutionError,
   QuotaExceededError,
   RateLimitError,
-  renderConversation,
+  validateChatRequest,
   TimeoutError,
   ToolAuthError,
   type ChatMessage,
   type StreamEvent,
 } from '@toolbridge/core';
 import { makeTempDir, pathWithout, waitForPidsGone } from '@toolbridge/test-suite';
+import { renderConversation } from '@toolbridge/adapter-kit';
 import { capture, readPids, readRecords } from './testing/fake-claude.js';
 import { fakeSetup } from './testing/setup.js';
 import { STATE_FILE_NAME } from './usage-limits.js';
@@ -93,7 +94,7 @@ describe('chat', () => {
     { role: 'user', content: 'USER-SECRET follow-up' },
   ];
 
-  it('runs print mode with safe flags; prompt on stdin, system prompt in a private file, temp cwd', async () => {
+  it('runs print mode with safe flags; prompt on stdin, system prompt in a private file, the session’s private cwd', async () => {
     const s = await setup(ok);
     const result = await s.registry.chat('claude-code', { messages: conversation });
     expect(result.message).toEqual({ role: 'assistant', content: 'Hello from mock' });
@@ -102,9 +103,10 @@ describe('chat', () => {
     expect(result.metadata).toMatchObject({
       toolId: 'claude-code',
       numTurns: 1,
-      sessionId: expect.any(String),
+      nativeSessionId: expect.any(String),
       totalCostUsd: expect.any(Number),
     });
+    expect(result.sessionId).toMatch(/^tbs_/);
 
     const [run] = await readRecords(s.recordFile);
     expect(run!.argv.slice(0, 5)).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages']);
@@ -117,14 +119,15 @@ describe('chat', () => {
     expect(run!.argv).not.toContain('--model');
     expect(run!.argv).not.toContain('--dangerously-skip-permissions');
     for (const a of run!.argv) expect(a).not.toMatch(/SECRET/);
-    expect(run!.stdin).toBe(renderConversation(conversation, { includeSystem: false }));
+    expect(run!.stdin).toBe(renderConversation((await validateChatRequest({ messages: conversation })).messages, { includeSystem: false }));
     expect(run!.stdin).not.toMatch(/SYSTEM-SECRET/);
     expect(run!.systemPrompt).toEqual({ text: 'SYSTEM-SECRET be terse', mode: 0o600 });
     expect(path.basename(flag('--system-prompt-file')!)).toBe('system-prompt.md');
     expect(run!.env.CLAUDE_CODE_MAX_RETRIES).toBe('0');
-    expect(path.basename(path.dirname(run!.cwd))).toMatch(/^toolbridge-claude-/);
-    // The run directory (cwd and system prompt file) is gone afterwards.
-    expect(existsSync(path.dirname(run!.cwd))).toBe(false);
+    // The working directory is the session's own (0700, kept with the session); the system prompt's scratch directory is gone.
+    expect(run!.cwd).toBe(path.join(s.stateDir, 'sessions', result.sessionId!, 'work'));
+    expect((await stat(run!.cwd)).mode & 0o777).toBe(0o700);
+    expect(existsSync(path.dirname(flag('--system-prompt-file')!))).toBe(false);
   });
 
   it('a lone user message goes on stdin as is, with no system prompt flag', async () => {

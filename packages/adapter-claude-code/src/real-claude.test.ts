@@ -61,7 +61,8 @@ describe('real claude 2.1.330 against a mock Anthropic API', () => {
     expect(result.usage).toMatchObject({ input_tokens: 21, output_tokens: 5 });
     for (const v of Object.values(result.usage)) expect(Number.isInteger(v)).toBe(true);
     expect(result.model).toEqual(expect.any(String));
-    expect(result.metadata).toMatchObject({ numTurns: 1, sessionId: expect.any(String) });
+    expect(result.metadata).toMatchObject({ numTurns: 1, nativeSessionId: expect.any(String) });
+    expect(result.sessionId).toMatch(/^tbs_/);
 
     const body = messageRequests()[before]!.body as { tools: unknown[]; system: Array<{ text: string }>; messages: unknown[] };
     expect(body.tools).toEqual([]);

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { UsageLimits, UsageWindow } from '@toolbridge/core';
+import { writeFileAtomic, type UsageLimits, type UsageWindow } from '@toolbridge/core';
+
+export { defaultStateDir } from '@toolbridge/core';
 
 /** `rate_limit_info` of a stream-json `rate_limit_event`. */
 export interface RateLimitInfo {
@@ -91,12 +91,6 @@ export function usageLimitsFrom(snapshot: UsageSnapshot | undefined, now = Date.
   return { status: 'available', source: 'local_session', ...(p ? { plan: p } : {}), windows, observedAt: snapshot.observedAt };
 }
 
-/** `$XDG_STATE_HOME/toolbridge`, else `~/.local/state/toolbridge`, from the call's environment. */
-export function defaultStateDir(env: NodeJS.ProcessEnv): string {
-  if (env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME)) return path.join(env.XDG_STATE_HOME, 'toolbridge');
-  return path.join(env.HOME || homedir(), '.local', 'state', 'toolbridge');
-}
-
 function isSnapshot(v: unknown): v is UsageSnapshot {
   if (typeof v !== 'object' || v === null) return false;
   const s = v as Partial<UsageSnapshot>;
@@ -122,17 +116,7 @@ export async function readSnapshot(dir: string): Promise<UsageSnapshot | undefin
  * never sees half a file; an older observation never replaces a newer one.
  */
 export async function writeSnapshot(dir: string, snapshot: UsageSnapshot): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
   const current = await readSnapshot(dir);
   if (current && Date.parse(current.observedAt) > Date.parse(snapshot.observedAt)) return;
-  const file = path.join(dir, STATE_FILE_NAME);
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(tmp, JSON.stringify(snapshot, null, 2) + '\n', { mode: 0o600 });
-    await chmod(tmp, 0o600);
-    await rename(tmp, file);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
+  await writeFileAtomic(path.join(dir, STATE_FILE_NAME), JSON.stringify(snapshot, null, 2) + '\n');
 }

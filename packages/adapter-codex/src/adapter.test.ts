@@ -9,15 +9,19 @@ import {
   ProviderExecutionError,
   QuotaExceededError,
   RateLimitError,
-  renderConversation,
   TimeoutError,
   ToolAuthError,
   type ChatRequest,
+  validateChatRequest,
   type StreamEvent,
   type ToolbridgeConfig,
 } from '@toolbridge/core';
-import { makeTempDir, pathWithout, pidAlive, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
-import { buildExecArgs, createCodexAdapter, parseLoginStatus, type CodexAdapterOptions } from './adapter.js';
+import { adapterChat, adapterStream, makeTempDir, pathWithout, pidAlive, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { renderConversation } from '@toolbridge/adapter-kit';
+import { createCodexAdapter } from './adapter.js';
+import { buildExecArgs } from './argv.js';
+import { parseLoginStatus } from './auth.js';
+import type { CodexAdapterOptions } from './options.js';
 import { capture, CAPTURES_DIR, fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -78,13 +82,13 @@ describe('argv', () => {
 describe('chat against a fake codex replaying the real output', () => {
   it('returns the agent message, integer usage, model and thread id; the non-fatal error item is only a warning', async () => {
     const { adapter, ctx } = await setup({ exec: REPLAYS.ok });
-    const result = await adapter.chat(hello, ctx({ codexModel: 'mock-model' }));
+    const result = await adapterChat(adapter, hello, ctx({ codexModel: 'mock-model' }));
     expect(result).toEqual({
       message: { role: 'assistant', content: 'Hello from mock' },
       usage: { input_tokens: 1234, cached_input_tokens: 1000, cache_write_input_tokens: 0, output_tokens: 56, reasoning_output_tokens: 7 },
       model: 'mock-model',
       metadata: {
-        threadId: '01a20148-b4b2-79a1-8a35-96c1c4f476c8',
+        nativeSessionId: '01a20148-b4b2-79a1-8a35-96c1c4f476c8',
         sandbox: 'read-only',
         warnings: [
           'Model metadata for `mock-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.',
@@ -104,7 +108,7 @@ describe('chat against a fake codex replaying the real output', () => {
         { role: 'user', content: 'SECRET-PROMPT-2 and times 3?' },
       ],
     };
-    await fake.adapter.chat(request, fake.ctx({ codexModel: 'gpt-5', codexSandbox: 'workspace-write' }));
+    await adapterChat(fake.adapter, request, fake.ctx({ codexModel: 'gpt-5', codexSandbox: 'workspace-write' }));
     const seen = JSON.parse(await readFile(record, 'utf8')) as { argv: string[]; stdin: string };
     expect(seen.argv).toEqual([
       'exec',
@@ -121,12 +125,12 @@ describe('chat against a fake codex replaying the real output', () => {
       '-',
     ]);
     expect(seen.argv.join(' ')).not.toContain('SECRET-PROMPT');
-    expect(seen.stdin).toBe(renderConversation(request.messages));
+    expect(seen.stdin).toBe(renderConversation((await validateChatRequest(request)).messages));
     expect(seen.stdin).toContain('[System]\nBe brief.');
     expect(seen.stdin).toContain('SECRET-PROMPT-2 and times 3?');
 
     // Defaults: read-only, no -m; a request's model wins over the config.
-    await fake.adapter.chat(hello, fake.ctx());
+    await adapterChat(fake.adapter, hello, fake.ctx());
     expect(JSON.parse(await readFile(record, 'utf8')).argv).toEqual([
       'exec',
       '--json',
@@ -139,19 +143,19 @@ describe('chat against a fake codex replaying the real output', () => {
       'model_provider=mock',
       '-',
     ]);
-    await fake.adapter.chat({ ...hello, model: 'o3' }, fake.ctx({ codexModel: 'gpt-5' }));
+    await adapterChat(fake.adapter, { ...hello, model: 'o3' }, fake.ctx({ codexModel: 'gpt-5' }));
     expect(JSON.parse(await readFile(record, 'utf8')).argv).toContain('o3');
     expect(JSON.parse(await readFile(record, 'utf8')).stdin).toBe('Say hello');
   });
 
   it('rejects a model that Codex would read as an option', async () => {
     const { adapter, ctx } = await setup({ exec: REPLAYS.ok });
-    await expect(adapter.chat({ ...hello, model: '--dangerously-bypass-approvals-and-sandbox' }, ctx())).rejects.toBeInstanceOf(
+    await expect(adapterChat(adapter, { ...hello, model: '--dangerously-bypass-approvals-and-sandbox' }, ctx())).rejects.toBeInstanceOf(
       InvalidRequestError,
     );
   });
 
-  it('runs in a fresh temporary directory that is removed afterwards, or in the caller’s cwd', async () => {
+  it('runs in the working directory it is given (a fresh temporary one, removed afterwards, or the caller’s cwd)', async () => {
     const js = (target: string) => `
       const fs = require('fs');
       process.stdin.resume();
@@ -161,7 +165,7 @@ describe('chat against a fake codex replaying the real output', () => {
       });`;
     const record = (await scratch())('cwd.json');
     const { adapter, ctx, dir } = await setup({ exec: { js: js(record) } });
-    await adapter.chat(hello, ctx());
+    await adapterChat(adapter, hello, ctx());
     const first = JSON.parse(await readFile(record, 'utf8')) as { cwd: string; exists: boolean };
     expect(first.exists).toBe(true);
     expect(path.basename(first.cwd)).toMatch(/^toolbridge-codex-/);
@@ -169,14 +173,14 @@ describe('chat against a fake codex replaying the real output', () => {
 
     // Removed on failure too.
     const failing = await setup({ exec: { js: js(record).replace('process.stdout.write', 'process.exitCode = 1; void') } });
-    await expect(failing.adapter.chat(hello, failing.ctx())).rejects.toBeInstanceOf(ProviderExecutionError);
+    await expect(adapterChat(failing.adapter, hello, failing.ctx())).rejects.toBeInstanceOf(ProviderExecutionError);
     const second = JSON.parse(await readFile(record, 'utf8')) as { cwd: string };
     expect(second.cwd).not.toBe(first.cwd);
     expect(existsSync(second.cwd)).toBe(false);
 
     const own = path.join(dir, 'project');
     await mkdir(own);
-    await adapter.chat({ ...hello, cwd: own }, ctx());
+    await adapterChat(adapter, { ...hello, cwd: own }, ctx());
     expect(JSON.parse(await readFile(record, 'utf8')).cwd).toBe(own);
     expect(existsSync(own)).toBe(true);
   });
@@ -188,7 +192,7 @@ describe('chat against a fake codex replaying the real output', () => {
     await mkdir(day, { recursive: true });
     const name = `rollout-2026-11-22T03-24-31-${threadId}.jsonl`;
     await copyFile(path.join(CAPTURES_DIR, 'codex-home-sessions', name), path.join(day, name));
-    const result = await adapter.chat(hello, ctx());
+    const result = await adapterChat(adapter, hello, ctx());
     expect(result.model).toBe('mock-model');
   });
 });
@@ -206,7 +210,7 @@ describe('no process outlives a run', () => {
       process.stdin.resume();
       process.stdin.on('end', () => process.stdout.write(${JSON.stringify(capture('codex-mock.out'))}));`;
     const { adapter, ctx } = await setup({ exec: { js } });
-    expect((await adapter.chat(hello, ctx())).message.content).toBe('Hello from mock');
+    expect((await adapterChat(adapter, hello, ctx())).message.content).toBe('Hello from mock');
     const pids = await readPids(pidFile);
     expect(pids).toHaveLength(1);
     // Already dead when chat() returns. (A zombie counts as dead: reaping orphans is init's job.)
@@ -215,18 +219,25 @@ describe('no process outlives a run', () => {
 });
 
 describe('stream', () => {
-  it('yields progress, then the answer as delta, then one result', async () => {
+  it('yields activity, then the answer as delta, then one result', async () => {
     const { adapter, ctx } = await setup({ exec: REPLAYS.ok });
-    const events = await collect(adapter.stream(hello, ctx()));
-    expect(events.map((e) => e.type)).toEqual(['progress', 'delta', 'result']);
+    const events = await collect(adapterStream(adapter, hello, ctx()));
+    expect(events.map((e) => e.type)).toEqual(['activity', 'delta', 'result']);
     expect(events[0]).toEqual({
-      type: 'progress',
-      item: { kind: 'warning', id: 'item_0', status: 'completed', text: expect.stringContaining('Model metadata') },
+      type: 'activity',
+      activity: {
+        kind: 'other',
+        rawType: 'error',
+        id: 'item_0',
+        status: 'completed',
+        title: expect.stringContaining('Model metadata'),
+        detail: expect.stringContaining('Model metadata'),
+      },
     });
     expect(events[1]).toEqual({ type: 'delta', text: 'Hello from mock' });
   });
 
-  it('reports items as typed progress and only the last agent message as the answer', async () => {
+  it('reports items as normalised activity and only the last agent message as the answer', async () => {
     const stdout = jsonl(
       { type: 'thread.started', thread_id: 't-1' },
       { type: 'turn.started' },
@@ -276,17 +287,25 @@ describe('stream', () => {
       },
     );
     const { adapter, ctx } = await setup({ exec: { stdout } });
-    const events = await collect(adapter.stream(hello, ctx()));
-    const progress = events.flatMap((e) => (e.type === 'progress' ? [e.item] : []));
-    expect(progress.map((p) => [p.kind, p.status, p.text])).toEqual([
-      ['reasoning', 'completed', '**Looking at files**'],
-      ['agent_message', 'completed', 'Let me list the files.'],
-      ['command_execution', 'started', 'bash -lc ls'],
-      ['command_execution', 'completed', 'bash -lc ls'],
-      ['file_change', 'completed', 'update a.txt'],
-      ['todo_list', 'updated', '[x] read\n[ ] answer'],
+    const events = await collect(adapterStream(adapter, hello, ctx()));
+    const activity = events.flatMap((e) => (e.type === 'activity' ? [e.activity] : []));
+    expect(activity.map((a) => [a.id, a.kind, a.status, a.title])).toEqual([
+      ['item_0', 'reasoning', 'completed', 'Looking at files'],
+      ['item_1', 'other', 'completed', 'Let me list the files.'],
+      ['item_2', 'command', 'started', 'bash -lc ls'],
+      ['item_2', 'command', 'completed', 'bash -lc ls'],
+      ['item_3', 'file_change', 'completed', 'update a.txt'],
+      ['item_4', 'plan', 'updated', 'Plan (1/2 done)'],
     ]);
-    expect(progress[3]!.data).toMatchObject({ exit_code: 0, aggregated_output: 'a.txt' });
+    expect(activity[0]).toMatchObject({ text: '**Looking at files**' });
+    expect(activity[3]).toMatchObject({ command: 'bash -lc ls', exitCode: 0, outputTail: 'a.txt' });
+    expect(activity[4]).toMatchObject({ changes: [{ path: 'a.txt', kind: 'update' }] });
+    expect(activity[5]).toMatchObject({
+      items: [
+        { text: 'read', done: true },
+        { text: 'answer', done: false },
+      ],
+    });
     expect(events.filter((e) => e.type === 'delta')).toEqual([{ type: 'delta', text: 'There is one file: a.txt.' }]);
     const result = events.at(-1);
     expect(result?.type).toBe('result');
@@ -299,15 +318,15 @@ describe('stream', () => {
         reasoning_output_tokens: 2,
         brand_new_counter: 3,
       });
-      expect(result.result.metadata.threadId).toBe('t-1');
+      expect(result.result.metadata.nativeSessionId).toBe('t-1');
     }
   });
 
   it('kills codex when the consumer stops early', async () => {
     const pidFile = (await scratch())('exec.pids');
     const s = await setup({ exec: { ...REPLAYS.reconnecting, pidFile } });
-    for await (const e of s.adapter.stream(hello, s.ctx())) {
-      expect(e).toMatchObject({ type: 'progress', item: { kind: 'reconnecting' } });
+    for await (const e of adapterStream(s.adapter, hello, s.ctx())) {
+      expect(e).toMatchObject({ type: 'activity', activity: { kind: 'other', rawType: 'reconnecting' } });
       break;
     }
     const pids = await readPids(pidFile);
@@ -319,7 +338,7 @@ describe('stream', () => {
 describe('failures', () => {
   it('401 → ToolAuthError', async () => {
     const { adapter, ctx } = await setup({ exec: REPLAYS.unauthorized });
-    const e = await adapter.chat(hello, ctx()).catch((x) => x);
+    const e = await adapterChat(adapter, hello, ctx()).catch((x) => x);
     expect(e).toBeInstanceOf(ToolAuthError);
     expect(e).toMatchObject({ code: 'tool_auth_required', httpStatus: 401, toolId: 'codex' });
     expect(e.message).toContain('401 Unauthorized');
@@ -327,13 +346,13 @@ describe('failures', () => {
 
   it('a missing API key variable → ToolAuthError', async () => {
     const { adapter, ctx } = await setup({ exec: REPLAYS.missingKey });
-    await expect(adapter.chat(hello, ctx())).rejects.toMatchObject({ code: 'tool_auth_required', toolId: 'codex' });
+    await expect(adapterChat(adapter, hello, ctx())).rejects.toMatchObject({ code: 'tool_auth_required', toolId: 'codex' });
   });
 
   it('usage limit (429 usage_limit_reached) → QuotaExceededError with the reset time', async () => {
     const { adapter, ctx } = await setup({ exec: REPLAYS.usageLimit });
     const before = Date.now();
-    const e = await adapter.chat(hello, ctx()).catch((x) => x);
+    const e = await adapterChat(adapter, hello, ctx()).catch((x) => x);
     expect(e).toBeInstanceOf(QuotaExceededError);
     expect(e).toMatchObject({ code: 'quota_exceeded', httpStatus: 429, retryable: true, toolId: 'codex' });
     const resetsAt = (e as QuotaExceededError).resetsAt!;
@@ -345,14 +364,14 @@ describe('failures', () => {
 
   it('429 Too Many Requests → RateLimitError', async () => {
     const { adapter, ctx } = await setup({ exec: REPLAYS.rateLimited });
-    const e = await adapter.chat(hello, ctx()).catch((x) => x);
+    const e = await adapterChat(adapter, hello, ctx()).catch((x) => x);
     expect(e).toBeInstanceOf(RateLimitError);
     expect(e).toMatchObject({ code: 'rate_limited', retryable: true, toolId: 'codex' });
   });
 
   it('a server error → retryable ProviderExecutionError', async () => {
     const { adapter, ctx } = await setup({ exec: REPLAYS.serverError });
-    const e = await adapter.chat(hello, ctx()).catch((x) => x);
+    const e = await adapterChat(adapter, hello, ctx()).catch((x) => x);
     expect(e).toBeInstanceOf(ProviderExecutionError);
     expect(e).toMatchObject({ code: 'provider_execution_failed', httpStatus: 502, retryable: true, toolId: 'codex' });
     expect(e.message).toContain('high demand');
@@ -362,7 +381,7 @@ describe('failures', () => {
     const { adapter, ctx } = await setup({
       exec: { stderr: capture('codex-mock.err') + "thread 'main' panicked at codex-rs/exec/src/lib.rs:42:5\n", exitCode: 101 },
     });
-    const e = await adapter.chat(hello, ctx()).catch((x) => x);
+    const e = await adapterChat(adapter, hello, ctx()).catch((x) => x);
     expect(e).toBeInstanceOf(ProviderExecutionError);
     expect(e.message).toContain("thread 'main' panicked");
     expect(e.message).not.toContain('WARNING: proceeding');
@@ -371,12 +390,12 @@ describe('failures', () => {
 
   it('garbage output → ProviderExecutionError; stray non-JSON lines around real events are skipped', async () => {
     const garbage = await setup({ exec: { stdout: 'Segmentation fault\n<html>502 Bad Gateway</html>\n{"not":"an event"\n', exitCode: 0 } });
-    const e = await garbage.adapter.chat(hello, garbage.ctx()).catch((x) => x);
+    const e = await adapterChat(garbage.adapter, hello, garbage.ctx()).catch((x) => x);
     expect(e).toBeInstanceOf(ProviderExecutionError);
     expect(e.message).toMatch(/without an answer \(3 output line\(s\) were not JSON events\)/);
 
     const mixed = await setup({ exec: { stdout: 'some banner\n' + capture('codex-mock.out') + 'trailing noise\n' } });
-    expect((await mixed.adapter.chat(hello, mixed.ctx())).message.content).toBe('Hello from mock');
+    expect((await adapterChat(mixed.adapter, hello, mixed.ctx())).message.content).toBe('Hello from mock');
   });
 
   it('exit 0 without an agent message → ProviderExecutionError', async () => {
@@ -385,7 +404,7 @@ describe('failures', () => {
       .filter((l) => !l.includes('agent_message'))
       .join('\n');
     const { adapter, ctx } = await setup({ exec: { stdout } });
-    await expect(adapter.chat(hello, ctx())).rejects.toThrow(/finished without an answer/);
+    await expect(adapterChat(adapter, hello, ctx())).rejects.toThrow(/finished without an answer/);
   });
 
   it('handles a huge answer, and fails a run beyond the output cap without leaving codex running', async () => {
@@ -396,7 +415,7 @@ describe('failures', () => {
       { type: 'turn.completed', usage: { input_tokens: 1, output_tokens: 2 } },
     );
     const ok = await setup({ exec: { stdout } });
-    expect((await ok.adapter.chat(hello, ok.ctx())).message.content.length).toBe(big.length);
+    expect((await adapterChat(ok.adapter, hello, ok.ctx())).message.content.length).toBe(big.length);
 
     const pidFile = (await scratch())('huge.pids');
     const flood = `
@@ -408,7 +427,7 @@ describe('failures', () => {
         pump();
       });`;
     const capped = await setup({ exec: { js: flood } }, { maxOutputBytes: 512 * 1024 });
-    const e = await capped.adapter.chat(hello, capped.ctx({}, 20_000)).catch((x) => x);
+    const e = await adapterChat(capped.adapter, hello, capped.ctx({}, 20_000)).catch((x) => x);
     expect(e).toBeInstanceOf(ProviderExecutionError);
     expect(e.message).toMatch(/more than 524288 bytes/);
     expect(e.toolId).toBe('codex');
@@ -420,12 +439,14 @@ describe('failures', () => {
     const { adapter, ctx } = await setup({ exec: { ...REPLAYS.reconnecting, pidFile } });
     const events: StreamEvent[] = [];
     const error = await (async () => {
-      for await (const e of adapter.stream(hello, ctx({}, 800))) events.push(e);
+      for await (const e of adapterStream(adapter, hello, ctx({}, 800))) events.push(e);
     })().catch((x) => x);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ code: 'timeout', httpStatus: 504, toolId: 'codex' });
-    // The reconnect notices were progress, not failures.
-    expect(events.filter((e) => e.type === 'progress' && e.item.kind === 'reconnecting')).toHaveLength(8);
+    // The reconnect notices were activity, not failures.
+    expect(
+      events.filter((e) => e.type === 'activity' && e.activity.kind === 'other' && e.activity.rawType === 'reconnecting'),
+    ).toHaveLength(8);
     expect(await waitForPidsGone(await readPids(pidFile))).toEqual([]);
   });
 
@@ -433,7 +454,7 @@ describe('failures', () => {
     const pidFile = (await scratch())('abort.pids');
     const { adapter, ctx } = await setup({ exec: { ...REPLAYS.reconnecting, pidFile } });
     const controller = new AbortController();
-    const pending = adapter.chat(hello, ctx({}, undefined, controller.signal));
+    const pending = adapterChat(adapter, hello, ctx({}, undefined, controller.signal));
     await waitFor(async () => (await readPids(pidFile)).length === 1, 10_000, 'codex to start');
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(AbortedError);
@@ -464,7 +485,7 @@ describe('detect', () => {
   it('gives up on a --version that hangs', async () => {
     const { adapter, ctx } = await setup({ version: { hang: true } }, { versionTimeoutMs: 300 });
     const d = await adapter.detect(ctx());
-    expect(d).toMatchObject({ available: false, reason: 'codex --version did not answer within 300 ms' });
+    expect(d).toMatchObject({ available: false, reason: '`codex --version` did not answer within 300 ms' });
   });
 
   it('reports a failing --version with its stderr', async () => {

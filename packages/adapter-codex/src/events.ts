@@ -1,58 +1,103 @@
-import { integerUsage, parseJsonLine, tail, type ProgressItem, type StreamEvent, type Usage } from '@toolbridge/core';
+import { integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
+import { tail, type Activity, type ActivityStatus, type StreamEvent, type Usage } from '@toolbridge/core';
 
 type Item = Record<string, unknown> & { id?: unknown; type?: unknown };
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
 
-/** A non-text item (reasoning, a command, a file edit, ...) as a typed progress item. */
-export function progressOf(item: Item, status: string): ProgressItem {
+/** How much of a command's output an activity carries. */
+const OUTPUT_TAIL_CHARS = 2000;
+
+function statusOf(item: Item, event: 'started' | 'updated' | 'completed'): ActivityStatus {
+  if (item.status === 'failed' || item.status === 'declined') return 'failed';
+  if (event === 'completed' && item.type === 'command_execution' && int(item.exit_code) !== undefined && item.exit_code !== 0)
+    return 'failed';
+  return event;
+}
+
+/** A Codex item (`command_execution`, `file_change`, ...) as a normalised activity. */
+export function activityOf(item: Item, event: 'started' | 'updated' | 'completed'): Activity {
   const type = str(item.type) ?? 'unknown';
-  const id = str(item.id);
-  const base = { ...(id ? { id } : {}), status };
-  const data: Record<string, unknown> = { ...item };
-  delete data.id;
-  delete data.type;
-  if (typeof data.aggregated_output === 'string') data.aggregated_output = tail(data.aggregated_output, 4000);
-  let text: string | undefined;
+  const id = str(item.id) ?? `codex-${type}`;
+  const status = statusOf(item, event);
   switch (type) {
-    case 'reasoning':
-      text = str(item.text);
-      break;
-    case 'command_execution':
-      text = str(item.command);
-      break;
-    case 'file_change':
-      text = Array.isArray(item.changes)
-        ? item.changes.map((c: { kind?: unknown; path?: unknown }) => `${str(c?.kind) ?? 'update'} ${str(c?.path) ?? ''}`.trim()).join('\n')
-        : undefined;
-      break;
-    case 'mcp_tool_call':
-      text = [str(item.server), str(item.tool)].filter(Boolean).join('.') || undefined;
-      break;
-    case 'web_search':
-      text = str(item.query);
-      break;
-    case 'todo_list':
-      text = Array.isArray(item.items)
-        ? item.items.map((t: { text?: unknown; completed?: unknown }) => `[${t?.completed ? 'x' : ' '}] ${str(t?.text) ?? ''}`).join('\n')
-        : undefined;
-      break;
-    case 'error':
-      // Non-fatal notices ("Model metadata ... not found", transport fallbacks).
-      return { kind: 'warning', ...base, ...(str(item.message) ? { text: str(item.message) } : {}) };
-    default:
-      text = str(item.text) ?? str(item.message);
+    case 'command_execution': {
+      const command = str(item.command) ?? '';
+      const output = str(item.aggregated_output);
+      const exitCode = int(item.exit_code);
+      return {
+        id,
+        kind: 'command',
+        status,
+        title: command,
+        command,
+        ...(exitCode !== undefined ? { exitCode } : {}),
+        ...(output ? { outputTail: tail(output, OUTPUT_TAIL_CHARS) } : {}),
+      };
+    }
+    case 'file_change': {
+      const changes = (Array.isArray(item.changes) ? item.changes : []).map((c: { path?: unknown; kind?: unknown }) => ({
+        path: str(c?.path) ?? '',
+        kind: (c?.kind === 'add' || c?.kind === 'delete' ? c.kind : 'update') as 'add' | 'update' | 'delete',
+      }));
+      const title = changes.length === 1 ? `${changes[0]!.kind} ${changes[0]!.path}` : `${changes.length} file changes`;
+      return { id, kind: 'file_change', status, title, changes };
+    }
+    case 'mcp_tool_call': {
+      const name = str(item.tool) ?? 'tool';
+      const server = str(item.server);
+      const input = item.arguments === undefined ? undefined : tail(JSON.stringify(item.arguments), OUTPUT_TAIL_CHARS);
+      const result = item.result ?? item.error;
+      return {
+        id,
+        kind: 'tool_call',
+        status,
+        title: server ? `${server}.${name}` : name,
+        name,
+        ...(server ? { server } : {}),
+        ...(input ? { input } : {}),
+        ...(result !== undefined && result !== null
+          ? { output: tail(typeof result === 'string' ? result : JSON.stringify(result), OUTPUT_TAIL_CHARS) }
+          : {}),
+      };
+    }
+    case 'web_search': {
+      const query = str(item.query) ?? '';
+      return { id, kind: 'web_search', status, title: `Search: ${query}`, query };
+    }
+    case 'reasoning': {
+      const text = str(item.text) ?? '';
+      return { id, kind: 'reasoning', status, title: text.split('\n')[0]!.replace(/\*\*/g, '').slice(0, 80) || 'Reasoning', text };
+    }
+    case 'todo_list': {
+      const items = (Array.isArray(item.items) ? item.items : []).map((t: { text?: unknown; completed?: unknown }) => ({
+        text: str(t?.text) ?? '',
+        done: t?.completed === true,
+      }));
+      return { id, kind: 'plan', status, title: `Plan (${items.filter((i) => i.done).length}/${items.length} done)`, items };
+    }
+    default: {
+      // Non-fatal notices ("Model metadata ... not found"), the agent talking while it works, and types of newer versions.
+      const detail = str(item.message) ?? str(item.text);
+      return {
+        id,
+        kind: 'other',
+        status,
+        title: detail?.split('\n')[0]!.slice(0, 80) ?? type,
+        rawType: type,
+        ...(detail ? { detail } : {}),
+      };
+    }
   }
-  return { kind: type, ...base, ...(text !== undefined ? { text } : {}), ...(Object.keys(data).length ? { data } : {}) };
 }
 
 /**
  * Folds `codex exec --json` events into stream events as they arrive.
  *
- * The answer is the last `agent_message`; earlier ones are the agent talking
- * while it works. An agent message is therefore held until the next item or
- * the end of the turn shows whether it was the last: then it becomes either
- * progress (`agent_message`) or the answer's delta. Deltas thus add up to
+ * The answer is the last `agent_message`; earlier ones are the agent talking while it works. An
+ * agent message is therefore held until the next item or the end of the turn shows whether it was
+ * the last: then it becomes either an activity or the answer's delta. Deltas thus add up to
  * exactly the final answer.
  */
 export class CodexEventParser {
@@ -67,6 +112,7 @@ export class CodexEventParser {
   nonJsonLines = 0;
   answer?: string;
   private held?: { id?: string; text: string };
+  private notices = 0;
 
   push(line: string): StreamEvent[] {
     if (!line.trim()) return [];
@@ -87,7 +133,7 @@ export class CodexEventParser {
       case 'item.completed': {
         const item = event.item as Item | undefined;
         if (!item || typeof item !== 'object') break;
-        const status = event.type.slice('item.'.length);
+        const status = event.type.slice('item.'.length) as 'started' | 'updated' | 'completed';
         if (item.type === 'agent_message') {
           // Only a completed message is the agent's text; started/updated are partial.
           if (status !== 'completed') break;
@@ -97,7 +143,7 @@ export class CodexEventParser {
         }
         this.release(out);
         if (item.type === 'error' && typeof item.message === 'string') this.warnings.push(item.message);
-        out.push({ type: 'progress', item: progressOf(item, status) });
+        out.push({ type: 'activity', activity: activityOf(item, status) });
         break;
       }
       case 'turn.completed':
@@ -113,26 +159,37 @@ export class CodexEventParser {
       case 'error': {
         const message = str(event.message) ?? '';
         // Codex retries on its own and says so with error events; those are not the end.
-        if (/^Reconnecting\b/i.test(message)) {
-          out.push({ type: 'progress', item: { kind: 'reconnecting', text: message } });
-        } else {
-          this.lastError = message;
-          out.push({ type: 'progress', item: { kind: 'error', text: message } });
-        }
+        const rawType = /^Reconnecting\b/i.test(message) ? 'reconnecting' : 'error';
+        if (rawType === 'error') this.lastError = message;
+        out.push({
+          type: 'activity',
+          activity: {
+            id: `codex-notice-${++this.notices}`,
+            kind: 'other',
+            status: 'completed',
+            title: message.slice(0, 80),
+            rawType,
+            detail: message,
+          },
+        });
         break;
       }
       default:
+        out.push({
+          type: 'activity',
+          activity: { id: `codex-event-${++this.notices}`, kind: 'other', status: 'completed', title: event.type, rawType: event.type },
+        });
         break;
     }
     return out;
   }
 
-  /** The held message was not the last one: it is progress. */
+  /** The held message was not the last one: it is the agent talking while it works. */
   private release(out: StreamEvent[]): void {
     if (!this.held) return;
     const { id, text } = this.held;
     this.held = undefined;
-    out.push({ type: 'progress', item: { kind: 'agent_message', ...(id ? { id } : {}), status: 'completed', text } });
+    out.push({ type: 'activity', activity: activityOf({ id, type: 'agent_message', text }, 'completed') });
   }
 
   /** The turn is over: the held message is the answer. */

@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createCallContext, ProviderExecutionError, TimeoutError } from '@toolbridge/core';
 import { makeTempDir, pidAlive, waitForPidsGone } from '@toolbridge/test-suite';
-import { createCodexAdapter, type CodexAdapterOptions } from './adapter.js';
+import { createCodexAdapter } from './adapter.js';
+import type { CodexAdapterOptions } from './options.js';
 import { capture, fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';
 
 const cleanups: Array<() => Promise<void>> = [];

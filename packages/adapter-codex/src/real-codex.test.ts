@@ -84,7 +84,8 @@ describe('real codex 0.169.0 against a mock Responses API', () => {
       reasoning_output_tokens: 7,
     });
     expect(result.model).toBe('mock-model');
-    expect(result.metadata).toMatchObject({ toolId: 'codex', sandbox: 'read-only', threadId: expect.any(String) });
+    expect(result.metadata).toMatchObject({ toolId: 'codex', sandbox: 'read-only', nativeSessionId: expect.any(String) });
+    expect(result.sessionId).toMatch(/^tbs_/);
     const sent = mock.requests.slice(before).filter((r) => r.url.startsWith('/v1/responses'));
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.at(-1)!.body).toContain('PROMPT-MARKER-7731 say hello');

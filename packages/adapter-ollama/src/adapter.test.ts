@@ -13,7 +13,7 @@ import {
   type StreamEvent,
   type ToolbridgeConfig,
 } from '@toolbridge/core';
-import { waitFor } from '@toolbridge/test-suite';
+import { adapterChat, adapterStream, waitFor } from '@toolbridge/test-suite';
 import { createOllamaAdapter } from './adapter.js';
 import { closedPort, startFakeOllama, type FakeOllama } from './testing/fake-ollama.js';
 
@@ -98,7 +98,7 @@ describe('detect', () => {
 
 describe('chat and stream', () => {
   it('streams each delta, then one result with usage, model and timings', async () => {
-    const events = await collect(adapter.stream(hello, ctxFor()));
+    const events = await collect(adapterStream(adapter, hello, ctxFor()));
     const deltas = events.filter((e) => e.type === 'delta').map((e) => (e as { text: string }).text);
     expect(deltas).toEqual(['Hello! ', 'How ', 'can ', 'I ', 'help ', 'you ', 'today?']);
     expect(events.at(-1)).toEqual({
@@ -126,7 +126,7 @@ describe('chat and stream', () => {
       { role: 'assistant', content: 'Hello.' },
       { role: 'user', content: 'Count to three' },
     ];
-    const result = await adapter.chat({ messages, model: 'llama3.2', maxTokens: 3, temperature: 0.2 }, ctxFor());
+    const result = await adapterChat(adapter, { messages, model: 'llama3.2', maxTokens: 3, temperature: 0.2 }, ctxFor());
     expect(chatRequests().map((r) => r.body)).toEqual([
       { model: 'llama3.2', messages, stream: true, options: { num_predict: 3, temperature: 0.2 } },
     ]);
@@ -135,16 +135,16 @@ describe('chat and stream', () => {
     // The model is the one that answered, as Ollama names it.
     expect(result.model).toBe('llama3.2:latest');
 
-    await adapter.chat(hello, ctxFor());
+    await adapterChat(adapter, hello, ctxFor());
     expect(chatRequests()[1]!.body).toEqual({ model: 'qwen3:14b', messages: hello.messages, stream: true });
   });
 
   it('picks the model: request, then configured, then the first installed', async () => {
-    await adapter.chat({ ...hello, model: 'llama3.2:latest' }, ctxFor({ ollamaModel: 'qwen3:14b' }));
-    await adapter.chat(hello, ctxFor({ ollamaModel: 'llama3.2:latest' }));
+    await adapterChat(adapter, { ...hello, model: 'llama3.2:latest' }, ctxFor({ ollamaModel: 'qwen3:14b' }));
+    await adapterChat(adapter, hello, ctxFor({ ollamaModel: 'llama3.2:latest' }));
     expect(fake.requests.map((r) => r.path)).toEqual(['/api/chat', '/api/chat']);
     fake.options.models = ['llama3.2:latest', 'qwen3:14b'];
-    await adapter.chat(hello, ctxFor());
+    await adapterChat(adapter, hello, ctxFor());
     expect(fake.requests.map((r) => r.path)).toEqual(['/api/chat', '/api/chat', '/api/tags', '/api/chat']);
     expect(chatRequests().map((r) => (r.body as { model: string }).model)).toEqual([
       'llama3.2:latest',
@@ -155,20 +155,25 @@ describe('chat and stream', () => {
 
   it('refuses to chat when no model is installed and none is named', async () => {
     fake.options.models = [];
-    const error = await adapter.chat(hello, ctxFor()).catch((e) => e);
+    const error = await adapterChat(adapter, hello, ctxFor()).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error).toMatchObject({ toolId: 'ollama', message: expect.stringMatching(/No Ollama model is installed/) });
     expect(chatRequests()).toHaveLength(0);
   });
 
-  it('reports thinking as reasoning progress, not as answer text', async () => {
+  it('reports thinking as one reasoning activity that grows, not as answer text', async () => {
     fake.options.thinking = 'The user greets me. ';
-    const events = await collect(adapter.stream(hello, ctxFor()));
-    expect(events.filter((e) => e.type === 'progress')).toEqual([
-      { type: 'progress', item: { kind: 'reasoning', text: 'The ' } },
-      { type: 'progress', item: { kind: 'reasoning', text: 'user ' } },
-      { type: 'progress', item: { kind: 'reasoning', text: 'greets ' } },
-      { type: 'progress', item: { kind: 'reasoning', text: 'me. ' } },
+    const events = await collect(adapterStream(adapter, hello, ctxFor()));
+    const reasoning = (status: string, text: string) => ({
+      type: 'activity',
+      activity: { id: 'reasoning', kind: 'reasoning', status, title: 'Thinking', text },
+    });
+    expect(events.filter((e) => e.type === 'activity')).toEqual([
+      reasoning('started', 'The '),
+      reasoning('updated', 'The user '),
+      reasoning('updated', 'The user greets '),
+      reasoning('updated', 'The user greets me. '),
+      reasoning('completed', 'The user greets me. '),
     ]);
     const last = events.at(-1)!;
     expect(last.type === 'result' && last.result.message.content).toBe('Hello! How can I help you today?');
@@ -177,23 +182,23 @@ describe('chat and stream', () => {
   it('reassembles lines and UTF-8 characters split across network chunks', async () => {
     fake.options.reply = 'Grüße 👋 日本語 ok';
     fake.set('/api/chat', { kind: 'trickle', bytes: 3 });
-    const result = await adapter.chat(hello, ctxFor());
+    const result = await adapterChat(adapter, hello, ctxFor());
     expect(result.message.content).toBe('Grüße 👋 日本語 ok');
     expect(result.usage.output_tokens).toBe(4);
   });
 
   it('reuses one kept-alive connection for consecutive calls', async () => {
     const before = fake.connections;
-    await adapter.chat(hello, ctxFor({ ollamaModel: 'qwen3:14b' }));
-    await adapter.chat(hello, ctxFor({ ollamaModel: 'qwen3:14b' }));
-    await adapter.chat(hello, ctxFor({ ollamaModel: 'qwen3:14b' }));
+    await adapterChat(adapter, hello, ctxFor({ ollamaModel: 'qwen3:14b' }));
+    await adapterChat(adapter, hello, ctxFor({ ollamaModel: 'qwen3:14b' }));
+    await adapterChat(adapter, hello, ctxFor({ ollamaModel: 'qwen3:14b' }));
     expect(fake.connections - before).toBeLessThanOrEqual(1);
   });
 });
 
 describe('failures', () => {
   it('a missing model: InvalidRequestError naming it and listing the installed ones', async () => {
-    const error = await adapter.chat({ ...hello, model: 'mistral:7b' }, ctxFor()).catch((e) => e);
+    const error = await adapterChat(adapter, { ...hello, model: 'mistral:7b' }, ctxFor()).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error.message).toBe(
       'Ollama has no model "mistral:7b" (model "mistral:7b" not found, try pulling it first). Installed models: qwen3:14b, llama3.2:latest. Pull it with `ollama pull mistral:7b`.',
@@ -207,7 +212,7 @@ describe('failures', () => {
 
   it('understands the newer not-found wording too', async () => {
     fake.set('/api/chat', { kind: 'status', status: 404, error: "model 'qwen3:14b' not found" });
-    const error = await adapter.chat(hello, ctxFor()).catch((e) => e);
+    const error = await adapterChat(adapter, hello, ctxFor()).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error.message).toMatch(/^Ollama has no model "qwen3:14b"/);
   });
@@ -218,7 +223,7 @@ describe('failures', () => {
       status: 500,
       error: 'model requires more system memory (9.3 GiB) than is available (4.1 GiB)',
     });
-    const error = await adapter.chat(hello, ctxFor()).catch((e) => e);
+    const error = await adapterChat(adapter, hello, ctxFor()).catch((e) => e);
     expect(error).toBeInstanceOf(ProviderExecutionError);
     expect(error).toMatchObject({
       toolId: 'ollama',
@@ -229,7 +234,7 @@ describe('failures', () => {
 
   it("a 400: ProviderExecutionError with Ollama's message", async () => {
     fake.set('/api/chat', { kind: 'status', status: 400, error: '"nomic-embed-text" does not support chat' });
-    const error = await adapter.chat(hello, ctxFor()).catch((e) => e);
+    const error = await adapterChat(adapter, hello, ctxFor()).catch((e) => e);
     expect(error).toBeInstanceOf(ProviderExecutionError);
     expect(error.message).toMatch(/does not support chat$/);
     expect(error.retryable).toBe(false);
@@ -237,12 +242,12 @@ describe('failures', () => {
 
   it('server busy (503) and 429: retryable RateLimitError, Retry-After honoured', async () => {
     fake.set('/api/chat', { kind: 'status', status: 503, error: 'server busy, please try again.  maximum pending requests exceeded' });
-    const busy = await adapter.chat(hello, ctxFor()).catch((e) => e);
+    const busy = await adapterChat(adapter, hello, ctxFor()).catch((e) => e);
     expect(busy).toBeInstanceOf(RateLimitError);
     expect(busy).toMatchObject({ toolId: 'ollama', retryable: true, httpStatus: 429, retryAfterMs: undefined });
 
     fake.set('/api/chat', { kind: 'status', status: 429, error: 'too many requests', headers: { 'Retry-After': '7' } });
-    const limited = await adapter.chat(hello, ctxFor()).catch((e) => e);
+    const limited = await adapterChat(adapter, hello, ctxFor()).catch((e) => e);
     expect(limited).toBeInstanceOf(RateLimitError);
     expect(limited.retryAfterMs).toBe(7000);
     expect(limited.message).toBe('Ollama is busy (HTTP 429): too many requests');
@@ -256,7 +261,7 @@ describe('failures', () => {
     });
     const events: StreamEvent[] = [];
     const error = await (async () => {
-      for await (const e of adapter.stream(hello, ctxFor())) events.push(e);
+      for await (const e of adapterStream(adapter, hello, ctxFor())) events.push(e);
     })().catch((e) => e);
     expect(error).toBeInstanceOf(ProviderExecutionError);
     expect(error.message).toBe('Ollama failed while answering: an error was encountered while running the model: unexpected EOF');
@@ -265,7 +270,7 @@ describe('failures', () => {
 
   it('a stream cut mid-way: ProviderExecutionError, never a partial answer', async () => {
     fake.set('/api/chat', { kind: 'cut', afterChunks: 3 });
-    const error = await adapter.chat(hello, ctxFor()).catch((e) => e);
+    const error = await adapterChat(adapter, hello, ctxFor()).catch((e) => e);
     expect(error).toBeInstanceOf(ProviderExecutionError);
     expect(error).toMatchObject({ toolId: 'ollama', retryable: true });
     expect(error.message).toMatch(/lost before the answer was complete/);
@@ -273,7 +278,7 @@ describe('failures', () => {
 
   it('a stream that ends cleanly without done:true: ProviderExecutionError', async () => {
     fake.set('/api/chat', { kind: 'no-done' });
-    const error = await adapter.chat(hello, ctxFor()).catch((e) => e);
+    const error = await adapterChat(adapter, hello, ctxFor()).catch((e) => e);
     expect(error).toBeInstanceOf(ProviderExecutionError);
     expect(error.message).toMatch(/without the final chunk/);
   });
@@ -281,7 +286,7 @@ describe('failures', () => {
   it('a server that never stops answering is cut off at maxResponseBytes and the request closed', async () => {
     fake.set('/api/chat', { kind: 'flood' });
     const small = createOllamaAdapter({ maxResponseBytes: 2 * 1024 * 1024 });
-    const error = await small.chat(hello, ctxFor()).catch((e) => e);
+    const error = await adapterChat(small, hello, ctxFor()).catch((e) => e);
     expect(error).toBeInstanceOf(ProviderExecutionError);
     expect(error.message).toBe(`Ollama sent more than ${2 * 1024 * 1024} bytes; the answer was cut off`);
     await waitFor(() => chatRequests()[0]?.closedEarly === true);
@@ -289,7 +294,7 @@ describe('failures', () => {
 
   it('a flood through the default bound (32 MiB) fails the same way', async () => {
     fake.set('/api/chat', { kind: 'flood' });
-    const error = await adapter.chat(hello, ctxFor()).catch((e) => e);
+    const error = await adapterChat(adapter, hello, ctxFor()).catch((e) => e);
     expect(error).toBeInstanceOf(ProviderExecutionError);
     expect(error.message).toMatch(/more than 33554432 bytes/);
   });
@@ -303,7 +308,9 @@ describe('failures', () => {
 
   it('connection refused: ToolUnavailableError (503) naming the URL', async () => {
     const port = await closedPort();
-    const error = await adapter.chat({ ...hello, model: 'qwen3:14b' }, ctxFor({ ollamaHost: `http://127.0.0.1:${port}` })).catch((e) => e);
+    const error = await adapterChat(adapter, { ...hello, model: 'qwen3:14b' }, ctxFor({ ollamaHost: `http://127.0.0.1:${port}` })).catch(
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(ToolUnavailableError);
     expect(error).toMatchObject({ toolId: 'ollama', httpStatus: 503, details: { code: 'ECONNREFUSED' } });
     expect(error.message).toContain(`http://127.0.0.1:${port}`);
@@ -311,7 +318,7 @@ describe('failures', () => {
 
   it('a connection reset before the answer: retryable ToolUnavailableError naming the URL', async () => {
     fake.set('/api/chat', { kind: 'reset' });
-    const error = await adapter.chat(hello, ctxFor()).catch((e) => e);
+    const error = await adapterChat(adapter, hello, ctxFor()).catch((e) => e);
     expect(error).toBeInstanceOf(ToolUnavailableError);
     expect(error).toMatchObject({ toolId: 'ollama', httpStatus: 503, retryable: true });
     expect(error.message).toContain(`Ollama at ${fake.url} was closed before it answered`);
@@ -319,13 +326,13 @@ describe('failures', () => {
 
   it('slow first byte within the deadline: answers', async () => {
     fake.set('/api/chat', { kind: 'slow', delayMs: 300 });
-    const result = await adapter.chat(hello, ctxFor({}, { timeoutMs: 5000 }));
+    const result = await adapterChat(adapter, hello, ctxFor({}, { timeoutMs: 5000 }));
     expect(result.message.content).toBe('Hello! How can I help you today?');
   });
 
   it("slow first byte past the deadline: the deadline's TimeoutError, request closed", async () => {
     fake.set('/api/chat', { kind: 'slow', delayMs: 5000 });
-    const error = await adapter.chat(hello, ctxFor({}, { timeoutMs: 150 })).catch((e) => e);
+    const error = await adapterChat(adapter, hello, ctxFor({}, { timeoutMs: 150 })).catch((e) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error.message).toBe('ollama timed out after 150 ms');
     await waitFor(() => chatRequests()[0]?.closedEarly === true, 2000, 'the chat request to close');
@@ -334,7 +341,7 @@ describe('failures', () => {
   it('firstByteTimeoutMs bounds the wait for Ollama to start answering', async () => {
     fake.set('/api/chat', { kind: 'slow', delayMs: 5000 });
     const bounded = createOllamaAdapter({ firstByteTimeoutMs: 100 });
-    const error = await bounded.chat(hello, ctxFor({}, { timeoutMs: 10_000 })).catch((e) => e);
+    const error = await adapterChat(bounded, hello, ctxFor({}, { timeoutMs: 10_000 })).catch((e) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ toolId: 'ollama', message: expect.stringMatching(/did not start answering within 100 ms/) });
     await waitFor(() => chatRequests()[0]?.closedEarly === true, 2000, 'the chat request to close');
@@ -345,7 +352,7 @@ describe('failures', () => {
     const controller = new AbortController();
     const events: StreamEvent[] = [];
     const error = await (async () => {
-      for await (const e of adapter.stream(hello, ctxFor({}, { signal: controller.signal }))) {
+      for await (const e of adapterStream(adapter, hello, ctxFor({}, { signal: controller.signal }))) {
         events.push(e);
         if (events.length === 2) controller.abort();
       }
@@ -361,7 +368,7 @@ describe('failures', () => {
 
   it('a consumer that stops reading closes the HTTP request', async () => {
     fake.set('/api/chat', { kind: 'stall', afterChunks: 2 });
-    for await (const e of adapter.stream(hello, ctxFor())) {
+    for await (const e of adapterStream(adapter, hello, ctxFor())) {
       expect(e.type).toBe('delta');
       break;
     }

@@ -1,62 +1,26 @@
+import { defineAdapter } from '@toolbridge/adapter-kit';
 import {
-  collectStream,
+  abortReasonOf,
   InvalidRequestError,
-  RUNTIME_CAPABILITIES,
   TimeoutError,
   ToolbridgeError,
   type CallContext,
-  type ChatRequest,
   type CompletionRequest,
   type CompletionResult,
-  type ConfigKeySchema,
   type DetectResult,
-  type StreamEvent,
   type ToolAdapter,
 } from '@toolbridge/core';
+import { chatTurn } from './chat.js';
 import { getJson, listModels, postStream, type Connection, type OllamaChunk } from './client.js';
-import { abortFailure, TOOL_ID } from './failures.js';
-import { normalizeOllamaHost, resolveBaseUrl } from './host.js';
-import { metadataOf, optionsOf, usageOf } from './results.js';
-
-export interface OllamaAdapterOptions {
-  /** The fetch to use (default: the global one, whose undici agent keeps connections alive). */
-  fetch?: typeof globalThis.fetch;
-  /** Bound on `/api/version` and `/api/tags` during detection and health checks (default 3000 ms). */
-  probeTimeoutMs?: number;
-  /**
-   * Bound on the wait for Ollama to start answering a chat or completion.
-   * Unset by default: loading a large model into memory can take minutes, and
-   * the call's own deadline already bounds the whole request.
-   */
-  firstByteTimeoutMs?: number;
-  /** Bound on one answer's bytes as Ollama streams it (default 32 MiB); beyond it the call fails with ProviderExecutionError. */
-  maxResponseBytes?: number;
-}
-
-const configSchema: Record<string, ConfigKeySchema> = {
-  ollamaHost: {
-    type: 'string',
-    format: 'http-url',
-    description: 'Base URL of the Ollama server (default http://127.0.0.1:11434)',
-    env: ['TOOLBRIDGE_OLLAMA_HOST', 'OLLAMA_HOST'],
-    fromEnv: normalizeOllamaHost,
-  },
-  ollamaModel: {
-    type: 'string',
-    minLength: 1,
-    description: 'Model to use when a request names none (default: the first installed model)',
-  },
-};
+import { ollamaConfig, TOOL_ID } from './config.js';
+import { metadataOf, optionsOf, usageOf } from './events.js';
+import { resolveBaseUrl } from './host.js';
+import type { OllamaAdapterOptions } from './options.js';
 
 /** `llama3.2` and `llama3.2:latest` name the same model. */
 function sameModel(a: string, b: string): boolean {
   const full = (name: string) => (name.includes(':') ? name : `${name}:latest`);
   return full(a) === full(b);
-}
-
-function configuredModel(ctx: CallContext): string | undefined {
-  const m = ctx.config.ollamaModel;
-  return typeof m === 'string' && m.length > 0 ? m : undefined;
 }
 
 /** The Ollama runtime: chat, completion and model listing over its local HTTP API. */
@@ -71,7 +35,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
   });
 
   const resolveModel = async (requested: string | undefined, conn: Connection, ctx: CallContext): Promise<string> => {
-    const model = requested ?? configuredModel(ctx);
+    const model = requested ?? ollamaConfig.read(ctx.config).model;
     if (model) return model;
     const installed = await listModels(conn, ctx.signal);
     if (installed.length === 0) {
@@ -101,56 +65,18 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
       if (typeof version.version !== 'string' || version.version.length === 0) {
         return { available: false, models: [], reason: `${conn.baseUrl}/api/version did not report a version; is this an Ollama server?` };
       }
-      const wanted = configuredModel(ctx);
+      const wanted = ollamaConfig.read(ctx.config).model;
       const defaultModel = (wanted && models.find((m) => sameModel(m, wanted))) ?? models[0];
       return { available: true, version: version.version, models, ...(defaultModel ? { defaultModel } : {}) };
     } catch (e) {
       // The caller's deadline or cancel is not a verdict on Ollama: let it surface.
-      if (ctx.signal.aborted) throw abortFailure(ctx.signal);
+      if (ctx.signal.aborted) throw abortReasonOf(ctx.signal, TOOL_ID);
       const reason = ToolbridgeError.isInstance(e) ? e.message : `Ollama at ${conn.baseUrl} could not be checked`;
       return { available: false, models: [], reason };
     } finally {
       clearTimeout(timer);
       probe.abort();
     }
-  }
-
-  async function* stream(request: ChatRequest, ctx: CallContext): AsyncGenerator<StreamEvent, void, undefined> {
-    const conn = connectionFor(ctx);
-    const model = await resolveModel(request.model, conn, ctx);
-    const body = {
-      model,
-      // Roles stay roles: Ollama applies the model's own chat template.
-      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-      stream: true,
-      ...optionsOf(request),
-    };
-    let text = '';
-    let answeredBy: string | undefined;
-    let final: OllamaChunk | undefined;
-    for await (const chunk of postStream(conn, '/api/chat', body, model, ctx.signal)) {
-      if (typeof chunk.model === 'string') answeredBy = chunk.model;
-      const message = chunk.message as { content?: unknown; thinking?: unknown } | undefined;
-      if (typeof message?.thinking === 'string' && message.thinking.length > 0) {
-        yield { type: 'progress', item: { kind: 'reasoning', text: message.thinking } };
-      }
-      if (typeof message?.content === 'string' && message.content.length > 0) {
-        text += message.content;
-        yield { type: 'delta', text: message.content };
-      }
-      if (chunk.done === true) final = chunk;
-    }
-    // postStream throws rather than end without the final chunk.
-    const last = final!;
-    yield {
-      type: 'result',
-      result: {
-        message: { role: 'assistant', content: text },
-        usage: usageOf(last),
-        model: answeredBy ?? model,
-        metadata: metadataOf(last),
-      },
-    };
   }
 
   async function complete(request: CompletionRequest, ctx: CallContext): Promise<CompletionResult> {
@@ -186,18 +112,19 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
     return { text, usage: usageOf(final!), model: answeredBy ?? model, metadata: metadataOf(final!) };
   }
 
-  return {
+  return defineAdapter({
     id: TOOL_ID,
     name: 'Ollama',
     type: 'runtime',
-    capabilities: RUNTIME_CAPABILITIES,
-    configSchema,
+    config: ollamaConfig,
     detect,
     async usageLimits() {
       return { status: 'unavailable', reason: 'Ollama runs models locally and has no usage limits' };
     },
-    chat: (request, ctx) => collectStream(stream(request, ctx), 'ollama'),
-    stream,
+    async *stream(request, ctx) {
+      const conn = connectionFor(ctx);
+      yield* chatTurn(conn, await resolveModel(request.model, conn, ctx), request, ctx);
+    },
     complete,
-  };
+  });
 }

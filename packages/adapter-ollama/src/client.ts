@@ -1,14 +1,5 @@
-import { InvalidRequestError, ProviderExecutionError, TimeoutError, ToolbridgeError } from '@toolbridge/core';
-import {
-  abortFailure,
-  connectionFailure,
-  httpFailure,
-  isModelNotFound,
-  ollamaMessage,
-  streamErrorFailure,
-  streamFailure,
-  TOOL_ID,
-} from './failures.js';
+import { abortReasonOf, InvalidRequestError, ProviderExecutionError, TimeoutError, ToolbridgeError } from '@toolbridge/core';
+import { connectionFailure, httpFailure, isModelNotFound, ollamaMessage, streamErrorFailure, streamFailure, TOOL_ID } from './failures.js';
 import { readNdjson } from './ndjson.js';
 
 /** How to reach one Ollama server. */
@@ -61,7 +52,7 @@ async function send(conn: Connection, path: string, init: { method: string; body
       signal,
     });
   } catch (e) {
-    if (signal.aborted) throw abortFailure(signal);
+    if (signal.aborted) throw abortReasonOf(signal, TOOL_ID);
     throw connectionFailure(e, conn.baseUrl);
   }
 }
@@ -73,7 +64,7 @@ export async function getJson(conn: Connection, path: string, signal: AbortSigna
   try {
     text = await boundedText(res, MAX_JSON_BODY_BYTES);
   } catch (e) {
-    if (signal.aborted) throw abortFailure(signal);
+    if (signal.aborted) throw abortReasonOf(signal, TOOL_ID);
     throw streamFailure(e, conn.baseUrl);
   }
   if (text === undefined) {
@@ -163,7 +154,7 @@ export async function* postStream(
         // An error body longer than this is not a message anyone can read.
         text = (await boundedText(res, 64 * 1024)) ?? '';
       } catch (e) {
-        if (signal.aborted) throw abortFailure(signal);
+        if (signal.aborted) throw abortReasonOf(signal, TOOL_ID);
       }
       const message = ollamaMessage(text);
       if (res.status === 404 && isModelNotFound(message)) throw await modelNotFound(conn, model, message, outer);
@@ -179,7 +170,7 @@ export async function* postStream(
         if (chunk.done === true) sawDone = true;
       }
     } catch (e) {
-      if (signal.aborted) throw abortFailure(signal);
+      if (signal.aborted) throw abortReasonOf(signal, TOOL_ID);
       // Trouble after the final chunk cannot spoil a complete answer.
       if (!sawDone) throw streamFailure(e, conn.baseUrl);
     }

@@ -1,20 +1,7 @@
-import {
-  AbortedError,
-  ProviderExecutionError,
-  RateLimitError,
-  TimeoutError,
-  ToolUnavailableError,
-  ToolbridgeError,
-} from '@toolbridge/core';
+import { ProviderExecutionError, RateLimitError, TimeoutError, ToolUnavailableError, ToolbridgeError } from '@toolbridge/core';
 
-export const TOOL_ID = 'ollama';
-
-/** The error to surface once a signal has aborted: its reason when that is ours, else an AbortedError. */
-export function abortFailure(signal: AbortSignal): ToolbridgeError {
-  const reason: unknown = signal.reason;
-  if (ToolbridgeError.isInstance(reason)) return reason;
-  return new AbortedError(undefined, { toolId: TOOL_ID, cause: reason });
-}
+export { TOOL_ID } from './config.js';
+import { TOOL_ID } from './config.js';
 
 /** The first system error code found on a fetch failure's cause chain (undici nests them). */
 export function errorCodeOf(error: unknown): string | undefined {

@@ -1,2 +1,4 @@
-export { createOllamaAdapter, type OllamaAdapterOptions } from './adapter.js';
+export { createOllamaAdapter } from './adapter.js';
+export type { OllamaAdapterOptions } from './options.js';
+export { ollamaConfig } from './config.js';
 export { DEFAULT_OLLAMA_URL, normalizeOllamaHost, resolveBaseUrl } from './host.js';

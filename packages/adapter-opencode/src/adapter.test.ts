@@ -16,7 +16,7 @@ import {
   type StreamEvent,
   type ToolbridgeConfig,
 } from '@toolbridge/core';
-import { pathWithout, waitForPidsGone } from '@toolbridge/test-suite';
+import { adapterChat, adapterStream, pathWithout, waitForPidsGone } from '@toolbridge/test-suite';
 import { createOpenCodeAdapter } from './index.js';
 import { capture } from './testing/captures.js';
 import { eventLine, makeFakeOpenCode, type FakeOpenCode, type FakeOpenCodeSpec } from './testing/fake-opencode.js';
@@ -41,7 +41,7 @@ const hello: ChatRequest = { messages: [{ role: 'user', content: 'Say hello' }] 
 async function chat(f: FakeOpenCode, request: ChatRequest = hello, config: ToolbridgeConfig = {}, options = {}) {
   const { ctx, done } = ctxOf(f.env, config, 10_000);
   try {
-    return await createOpenCodeAdapter(options).chat(request, ctx);
+    return await adapterChat(createOpenCodeAdapter(options), request, ctx);
   } finally {
     done();
   }
@@ -150,7 +150,7 @@ describe('chat', () => {
         total_tokens: 15,
       },
       model: 'mock/mock-model',
-      metadata: { steps: 1, sessionId: 'ses_dfeb65ab4ffek89bycDTFLfjRq', finishReason: 'stop', costUsd: 0 },
+      metadata: { steps: 1, nativeSessionId: 'ses_dfeb65ab4ffek89bycDTFLfjRq', finishReason: 'stop', costUsd: 0 },
     });
   });
 
@@ -244,20 +244,20 @@ describe('stream', () => {
       cost: 0.5,
     });
 
-  it('yields text parts, progress items, and one result with usage summed over steps', async () => {
+  it('yields text parts, activity, and one result with usage summed over steps', async () => {
     const f = await fake({ run: { stdout: multiStep } });
     const { ctx, done } = ctxOf(f.env, { opencodeModel: 'anthropic/claude-sonnet-4-5' }, 10_000);
     const events: StreamEvent[] = [];
-    for await (const e of createOpenCodeAdapter().stream(hello, ctx)) events.push(e);
+    for await (const e of adapterStream(createOpenCodeAdapter(), hello, ctx)) events.push(e);
     done();
-    expect(events.map((e) => e.type)).toEqual(['progress', 'delta', 'progress', 'delta', 'result']);
+    expect(events.map((e) => e.type)).toEqual(['activity', 'delta', 'activity', 'delta', 'result']);
     expect(events[0]).toEqual({
-      type: 'progress',
-      item: { kind: 'reasoning', id: 'prt_r1', status: 'completed', text: 'Looking at the files' },
+      type: 'activity',
+      activity: { kind: 'reasoning', id: 'prt_r1', status: 'completed', title: 'Looking at the files', text: 'Looking at the files' },
     });
-    expect(events[2]).toEqual({
-      type: 'progress',
-      item: { kind: 'tool_use', id: 'call_1', status: 'completed', text: 'bash: ls', data: { tool: 'bash' } },
+    expect(events[2]).toMatchObject({
+      type: 'activity',
+      activity: { kind: 'tool_call', id: 'call_1', status: 'completed', title: 'bash: ls', name: 'bash' },
     });
     const deltas = events.flatMap((e) => (e.type === 'delta' ? [e.text] : []));
     expect(deltas).toEqual(['Let me check.', '\n\nThere is one file.']);
@@ -278,7 +278,7 @@ describe('stream', () => {
   it('delivers text before the tool exits, and a consumer that stops early ends the process', async () => {
     const f = await fake({ run: { stdout: eventLine('text', { type: 'text', text: 'first part' }), hang: true } });
     const { ctx, done } = ctxOf(f.env, {}, 20_000);
-    const iterator = createOpenCodeAdapter().stream(hello, ctx)[Symbol.asyncIterator]();
+    const iterator = adapterStream(createOpenCodeAdapter(), hello, ctx)[Symbol.asyncIterator]();
     const first = await iterator.next();
     expect(first.value).toEqual({ type: 'delta', text: 'first part' });
     const pids = await f.pids();

@@ -1,5 +1,6 @@
-import { stripAnsi, type AuthState } from '@toolbridge/core';
-import { providerOf } from './model.js';
+import { stripAnsi } from '@toolbridge/adapter-kit';
+import type { AuthState } from '@toolbridge/core';
+import { providerOf } from './models.js';
 
 /** One `●` line of `opencode auth list`: a provider's display name and what follows it. */
 export interface AuthListEntry {

@@ -1,4 +1,5 @@
-import { parseJsonLine, type ChatResult, type StreamEvent, type ToolbridgeError } from '@toolbridge/core';
+import { parseJsonLine } from '@toolbridge/adapter-kit';
+import { tail, type ActivityStatus, type ChatResult, type StreamEvent, type ToolbridgeError } from '@toolbridge/core';
 import { classifyError, errorInfoOf } from './failures.js';
 
 /** Token counts as OpenCode reports them on `step_finish` (input without cache, output without reasoning). */
@@ -10,6 +11,9 @@ interface StepTokens {
   cacheWrite: number;
   total: number;
 }
+
+/** OpenCode's tool states as activity statuses. */
+const TOOL_STATUS: Record<string, ActivityStatus> = { pending: 'started', running: 'updated', completed: 'completed', error: 'failed' };
 
 /** Text parts of one answer are separate paragraphs (e.g. before and after a tool call). */
 const PART_SEPARATOR = '\n\n';
@@ -31,6 +35,7 @@ export class RunAccumulator {
   /** The first error event: it says why the run failed. */
   error: ToolbridgeError | undefined;
   unrecognisedLines = 0;
+  private unnamed = 0;
 
   get sawText(): boolean {
     return this.textParts > 0;
@@ -55,23 +60,34 @@ export class RunAccumulator {
         return [{ type: 'delta', text: delta }];
       }
       case 'reasoning': {
-        const text = typeof part.text === 'string' ? part.text : undefined;
-        return [{ type: 'progress', item: { kind: 'reasoning', ...idOf(part), status: 'completed', ...(text ? { text } : {}) } }];
+        const text = typeof part.text === 'string' ? part.text : '';
+        const id = typeof part.id === 'string' ? part.id : `reasoning-${++this.unnamed}`;
+        return [
+          {
+            type: 'activity',
+            activity: { id, kind: 'reasoning', status: 'completed', title: text.split('\n')[0]!.slice(0, 80) || 'Reasoning', text },
+          },
+        ];
       }
       case 'tool_use': {
         const state = record(part.state);
         const tool = typeof part.tool === 'string' ? part.tool : 'tool';
         const title = typeof state.title === 'string' && state.title ? state.title : undefined;
-        const id = typeof part.callID === 'string' ? part.callID : undefined;
+        const id = typeof part.callID === 'string' ? part.callID : typeof part.id === 'string' ? part.id : `tool-${++this.unnamed}`;
+        const input = state.input === undefined ? undefined : tail(JSON.stringify(state.input), 2000);
+        const output =
+          typeof state.output === 'string' ? tail(state.output, 2000) : typeof state.error === 'string' ? state.error : undefined;
         return [
           {
-            type: 'progress',
-            item: {
-              kind: 'tool_use',
-              ...(id ? { id } : idOf(part)),
-              ...(typeof state.status === 'string' ? { status: state.status } : {}),
-              text: title ? `${tool}: ${title}` : tool,
-              data: { tool },
+            type: 'activity',
+            activity: {
+              id,
+              kind: 'tool_call',
+              status: TOOL_STATUS[String(state.status)] ?? 'updated',
+              title: title ? `${tool}: ${title}` : tool,
+              name: tool,
+              ...(input ? { input } : {}),
+              ...(output ? { output } : {}),
             },
           },
         ];
@@ -82,9 +98,16 @@ export class RunAccumulator {
       case 'error':
         this.error ??= classifyError(errorInfoOf(event));
         return [];
-      default:
-        // step_start and event types of newer versions carry nothing a caller needs.
+      case 'step_start':
         return [];
+      default:
+        // Event types of newer versions: passed on, never dropped silently.
+        return [
+          {
+            type: 'activity',
+            activity: { id: `event-${++this.unnamed}`, kind: 'other', status: 'completed', title: event.type, rawType: event.type },
+          },
+        ];
     }
   }
 
@@ -130,7 +153,7 @@ export class RunAccumulator {
 
   result(model: string | undefined): ChatResult {
     const metadata: Record<string, unknown> = { steps: this.steps };
-    if (this.sessionId) metadata.sessionId = this.sessionId;
+    if (this.sessionId) metadata.nativeSessionId = this.sessionId;
     if (this.finishReason) metadata.finishReason = this.finishReason;
     if (this.sawCost) metadata.costUsd = this.cost;
     return {
@@ -148,8 +171,4 @@ function record(value: unknown): Record<string, unknown> {
 
 function int(value: unknown): number {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0;
-}
-
-function idOf(part: Record<string, unknown>): { id?: string } {
-  return typeof part.id === 'string' ? { id: part.id } : {};
 }

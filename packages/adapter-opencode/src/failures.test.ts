@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError } from '@toolbridge/core';
-import { classifyError, errorInfoOf, retryAfterOf } from './failures.js';
+import { classifyError, errorInfoOf } from './failures.js';
 import { capture } from './testing/captures.js';
 
 const eventOf = (name: string) => JSON.parse(capture(name)) as Record<string, unknown>;
@@ -62,17 +62,5 @@ describe('classifyError', () => {
       retryable: false,
     });
     expect(classifyError({})).toMatchObject({ code: 'provider_execution_failed', message: 'OpenCode failed (Error): no message' });
-  });
-});
-
-describe('retryAfterOf', () => {
-  it('reads seconds, milliseconds and HTTP dates', () => {
-    expect(retryAfterOf({ 'retry-after': '2' })).toBe(2000);
-    expect(retryAfterOf({ 'retry-after': '0' })).toBe(0);
-    expect(retryAfterOf({ 'retry-after-ms': '1500', 'retry-after': '9' })).toBe(1500);
-    const now = Date.parse('2026-11-22T03:25:51Z');
-    expect(retryAfterOf({ 'retry-after': 'Sun, 22 Nov 2026 03:26:21 GMT' }, now)).toBe(30_000);
-    expect(retryAfterOf({ 'retry-after': 'soon' })).toBeUndefined();
-    expect(retryAfterOf(undefined)).toBeUndefined();
   });
 });

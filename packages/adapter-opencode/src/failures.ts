@@ -1,13 +1,6 @@
-import {
-  ProviderExecutionError,
-  QuotaExceededError,
-  RateLimitError,
-  tail,
-  ToolAuthError,
-  type ProcessResult,
-  type ToolbridgeError,
-} from '@toolbridge/core';
-import { TOOL_ID } from './model.js';
+import { retryAfterMs as retryAfterOf, type ProcessResult } from '@toolbridge/adapter-kit';
+import { ProviderExecutionError, QuotaExceededError, RateLimitError, tail, ToolAuthError, type ToolbridgeError } from '@toolbridge/core';
+import { TOOL_ID } from './config.js';
 
 /** The `error` of an OpenCode `{"type":"error"}` event. */
 export interface OpenCodeErrorInfo {
@@ -69,18 +62,6 @@ export function classifyError(info: OpenCodeErrorInfo): ToolbridgeError {
   }
   const retryable = info.isRetryable ?? (status !== undefined && status >= 500);
   return new ProviderExecutionError(`OpenCode failed (${what}): ${text}`, { toolId: TOOL_ID, retryable, details });
-}
-
-/** `retry-after-ms`, or `retry-after` as seconds or an HTTP date. */
-export function retryAfterOf(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
-  if (!headers) return undefined;
-  const ms = headers['retry-after-ms'];
-  if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.round(Number(ms));
-  const ra = headers['retry-after']?.trim();
-  if (!ra) return undefined;
-  if (/^\d+(\.\d+)?$/.test(ra)) return Math.round(Number(ra) * 1000);
-  const at = Date.parse(ra);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /** A run that ended without an error event and without an answer. */

@@ -1,11 +1,21 @@
-import type { AuthStartResult, AuthState, Capability, ChatRequest, ChatResult, ToolType, UsageLimits } from './types.js';
-import type { ToolbridgeConfig, ConfigKeySchema } from './config.js';
-import { ProviderExecutionError } from './errors.js';
+import type { ConfigKeySchema, ToolbridgeConfig } from './config.js';
+import type {
+  Activity,
+  AuthStartResult,
+  AuthState,
+  Capability,
+  ChatResult,
+  PermissionLevel,
+  ResponseFormat,
+  ToolMessage,
+  ToolType,
+  UsageLimits,
+  WarmLoad,
+} from './types.js';
 
 /**
- * Everything an adapter call may use. Adapters read their settings from
- * `config` (already merged with env defaults) and must stop all work when
- * `signal` aborts.
+ * Everything an adapter call may use. Adapters read their settings from `config` (already
+ * merged with env defaults) and must stop all work when `signal` aborts.
  */
 export interface CallContext {
   /** Effective process-level config: explicit config over env defaults. */
@@ -20,31 +30,59 @@ export interface CallContext {
   toolId?: string;
 }
 
+/** The context of one chat turn: where the agent works, and a private place for the call's own files. */
+export interface ChatContext extends CallContext {
+  /**
+   * The working directory, decided by core: the caller's `cwd` (checked: it exists and is a
+   * directory) or the session's private directory (0700, kept as long as the session).
+   */
+  cwd: string;
+  /**
+   * A private directory (0700) for this call's files (schema files, images a CLI wants as a path,
+   * a system prompt file), made on first use and removed when the call ends, however it ends.
+   */
+  scratchDir(): Promise<string>;
+}
+
 export interface DetectResult {
   available: boolean;
   version?: string;
   models: string[];
   defaultModel?: string;
+  /** Capabilities beyond the adapter's static ones that hold on this machine (e.g. `vision`). */
+  capabilities?: Capability[];
   /** Why the tool is not available (not installed, unreachable, ...). */
   reason?: string;
 }
 
 /** A stream event. A stream ends with exactly one `result` or throws. */
 export type StreamEvent =
-  { type: 'delta'; text: string } | { type: 'progress'; item: ProgressItem } | { type: 'result'; result: ChatResult };
+  { type: 'delta'; text: string } | { type: 'activity'; activity: Activity } | { type: 'result'; result: ChatResult };
 
-/** A non-text step a tool reports while working (reasoning, a shell command, a file edit, ...). */
-export interface ProgressItem {
-  kind: string;
-  /** Tool-specific id of the item, when it has one. */
-  id?: string;
-  /** `started`, `updated` or `completed`, when the tool distinguishes. */
-  status?: string;
-  /** Short human-readable text (reasoning summary, command line, ...). */
-  text?: string;
-  data?: Record<string, unknown>;
+/**
+ * One turn as an adapter receives it: validated once, at the entry, by core. Adapters never see
+ * a `sessionId`: core turns it into `resume` (native sessions) or into `messages` (the transcript).
+ */
+export interface ToolRequest {
+  /** The messages to send this turn. On a native resume only the new ones; otherwise the whole conversation. */
+  messages: readonly ToolMessage[];
+  model?: string;
+  maxTokens?: number;
+  temperature?: number;
+  /**
+   * The level the request asked for; undefined when it set none. Adapters resolve the effective
+   * level through the kit (`resolvePermissions`: request, else the tool's own config key, else the
+   * `permissions` config key, else read-only), in one place.
+   */
+  permissions?: PermissionLevel;
+  /** More directories the agent may use besides `ctx.cwd` (checked by core). */
+  additionalDirs: readonly string[];
+  responseFormat?: ResponseFormat;
+  /** Continue (or fork) the tool's own session, for adapters whose `features.sessions` says they can. */
+  resume?: { nativeSessionId: string; fork: boolean };
 }
 
+/** A plain completion (runtimes). */
 export interface CompletionRequest {
   prompt: string;
   model?: string;
@@ -61,17 +99,43 @@ export interface CompletionResult {
 }
 
 /**
- * The one seam every tool fits. Everything tool-specific (argv, parsing,
- * credential files, failure classification) stays inside the adapter.
+ * What a tool can do beyond a plain chat. Callers, the conformance suite and core's policies
+ * read these flags; an absent flag means "no".
+ */
+export interface AdapterFeatures {
+  /** Continues its own sessions natively (`resume`); `fork` too when set. Without it core resends the transcript. */
+  sessions?: { resume: boolean; fork: boolean };
+  /**
+   * JSON answers: `native` when the tool constrains the model to the schema itself; `prompt`
+   * when the adapter asks for JSON in words. Core validates every answer either way.
+   */
+  structuredOutput?: 'native' | 'prompt';
+  /** Takes image parts (whether the current model can is `vision` in detect()'s capabilities). */
+  images?: boolean;
+  /** Reports its steps as `activity` events. */
+  activity?: boolean;
+  /** Honours `permissions` levels (the levels it can enforce exactly; others are narrowed, never widened). */
+  permissions?: readonly PermissionLevel[];
+  /** Takes `additionalDirs`. */
+  additionalDirs?: boolean;
+  /** Has a long-lived warm transport beside spawn-per-chat. */
+  warm?: boolean;
+}
+
+/**
+ * The one seam every tool fits. Everything tool-specific (argv, parsing, credential files,
+ * failure classification) stays inside the adapter; the kit (`@toolbridge/adapter-kit`) fills in
+ * the generic rest.
  *
- * `checkAuth`/`startAuth` exist only for tools with a login; their presence is
- * what `authSupported` reports.
+ * `checkAuth`/`startAuth` exist only for tools with a login; their presence is what
+ * `authSupported` reports.
  */
 export interface ToolAdapter {
   readonly id: string;
   readonly name: string;
   readonly type: ToolType;
   readonly capabilities: readonly Capability[];
+  readonly features: AdapterFeatures;
   /** JSON Schema of the config keys this adapter owns. */
   readonly configSchema: Readonly<Record<string, ConfigKeySchema>>;
 
@@ -79,17 +143,13 @@ export interface ToolAdapter {
   checkAuth?(ctx: CallContext): Promise<AuthState>;
   startAuth?(ctx: CallContext): Promise<AuthStartResult>;
   usageLimits?(ctx: CallContext): Promise<UsageLimits>;
-  chat(request: ChatRequest, ctx: CallContext): Promise<ChatResult>;
-  stream(request: ChatRequest, ctx: CallContext): AsyncIterable<StreamEvent>;
+  /** Deltas and activity, ending with exactly one `result`. */
+  stream(request: ToolRequest, ctx: ChatContext): AsyncIterable<StreamEvent>;
   complete?(request: CompletionRequest, ctx: CallContext): Promise<CompletionResult>;
-  /** Ends long-lived work (open login flows, keep-alive sockets). */
+  /** Start warm processes ahead of the first chat (`serve --warm`). */
+  prewarm?(ctx: CallContext): Promise<void>;
+  /** The warm transport's processes now, for health records. */
+  warmLoad?(): WarmLoad | undefined;
+  /** Ends long-lived work (warm processes, open login flows, keep-alive sockets). */
   dispose?(): Promise<void>;
-}
-
-/** Drain a stream into its final result; the default `chat()` of streaming adapters. */
-export async function collectStream(events: AsyncIterable<StreamEvent>, toolId?: string): Promise<ChatResult> {
-  let result: ChatResult | undefined;
-  for await (const event of events) if (event.type === 'result') result = event.result;
-  if (!result) throw new ProviderExecutionError(`${toolId ?? 'the tool'} ended its answer without a final result`, { toolId });
-  return result;
 }

@@ -19,15 +19,20 @@ export interface ConfigKeySchema {
   env?: readonly string[];
   /** Normalises an env value before validation (e.g. `OLLAMA_HOST=host:port` to a URL). */
   fromEnv?: (value: string) => unknown;
+  /** Which tool the key belongs to (its id), or `general`; published as `x-toolbridge-group` for grouping (dashboard). */
+  group?: string;
 }
 
 export function defaultEnvName(key: string): string {
   return 'TOOLBRIDGE_' + key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
 }
 
+/** The annotation that says which tool a config key belongs to. */
+export const CONFIG_GROUP_KEYWORD = 'x-toolbridge-group';
+
 function jsonSchemaOf(key: ConfigKeySchema): Record<string, unknown> {
-  const { env: _env, fromEnv: _fromEnv, ...schema } = key;
-  return schema;
+  const { env: _env, fromEnv: _fromEnv, group, ...schema } = key;
+  return group ? { ...schema, [CONFIG_GROUP_KEYWORD]: group } : schema;
 }
 
 /** The JSON Schema (draft 2020-12 compatible subset) of a whole config object. */
@@ -95,6 +100,7 @@ export function createConfigStore(
   const jsonSchema = buildConfigJsonSchema(keys);
   const ajv = new Ajv({ allErrors: false, strict: true });
   ajv.addFormat('http-url', URL_FORMAT);
+  ajv.addKeyword({ keyword: CONFIG_GROUP_KEYWORD, schemaType: 'string' });
   const validateFn: ValidateFunction = ajv.compile(jsonSchema);
   const env = options.env ?? process.env;
 

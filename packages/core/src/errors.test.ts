@@ -11,9 +11,8 @@ import {
   ToolNotFoundError,
   ToolUnavailableError,
   ToolbridgeError,
-  attemptReasonOf,
-  toErrorEnvelope,
 } from './errors.js';
+import { attemptReasonOf, toErrorEnvelope } from './envelope.js';
 
 describe('errors', () => {
   it.each([

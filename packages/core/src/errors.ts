@@ -1,5 +1,5 @@
 import { quoted } from './text.js';
-import type { Attempt, AttemptReason, ErrorEnvelope } from './types.js';
+import type { Attempt } from './types.js';
 
 /**
  * Error classes. Each carries a `Symbol.for` marker so `isInstance()` and
@@ -17,6 +17,8 @@ export type ErrorCode =
   | 'rate_limited'
   | 'quota_exceeded'
   | 'aborted'
+  | 'session_not_found'
+  | 'session_busy'
   | (string & {});
 
 const BASE_MARKER = Symbol.for('toolbridge.error');
@@ -29,7 +31,10 @@ export interface ToolbridgeErrorOptions {
   toolId?: string;
   cause?: unknown;
   retryable?: boolean;
+  /** Internal facts for logs and tests (exit codes, stderr tails); never sent over HTTP. */
   details?: Record<string, unknown>;
+  /** Machine-readable facts safe to send to a caller (`error.details` in the envelope). */
+  publicDetails?: Record<string, unknown>;
 }
 
 export class ToolbridgeError extends Error {
@@ -39,6 +44,7 @@ export class ToolbridgeError extends Error {
   readonly toolId?: string;
   readonly retryable: boolean;
   readonly details?: Record<string, unknown>;
+  readonly publicDetails?: Record<string, unknown>;
 
   constructor(code: ErrorCode, httpStatus: number, message: string, options: ToolbridgeErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -48,6 +54,7 @@ export class ToolbridgeError extends Error {
     this.toolId = options.toolId;
     this.retryable = options.retryable ?? false;
     this.details = options.details;
+    this.publicDetails = options.publicDetails;
     // Mark the instance with every marker of its class chain.
     for (let c: any = new.target; c && c.marker; c = Object.getPrototypeOf(c)) {
       Object.defineProperty(this, c.marker, { value: true, enumerable: false });
@@ -87,6 +94,25 @@ export class ToolNotFoundError extends ToolbridgeError {
   constructor(toolId: string, options?: ToolbridgeErrorOptions & { known?: string[] }) {
     const known = options?.known?.length ? ` (known tools: ${options.known.join(', ')})` : '';
     super('tool_not_found', 404, `Tool ${quoted(toolId)} is not supported${known}`, { ...options, toolId: toolId.slice(0, 200) });
+  }
+}
+
+/** No session has this id (never created, deleted, or evicted). */
+export class SessionNotFoundError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('SessionNotFoundError');
+  constructor(sessionId: string, options?: ToolbridgeErrorOptions) {
+    super('session_not_found', 404, `Session ${quoted(sessionId)} does not exist (it may have expired or been deleted)`, options);
+  }
+}
+
+/** The session is answering another turn; turns of one session never interleave. */
+export class SessionBusyError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('SessionBusyError');
+  constructor(sessionId: string, options?: ToolbridgeErrorOptions) {
+    super('session_busy', 409, `Session ${quoted(sessionId)} is busy with another turn; retry when it has answered`, {
+      retryable: true,
+      ...options,
+    });
   }
 }
 
@@ -188,54 +214,4 @@ export function toToolbridgeError(error: unknown): ToolbridgeError {
   if (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError')
     return new AbortedError(undefined, { cause: error });
   return new InternalError(undefined, { cause: error });
-}
-
-/** The attempt reason a failure is recorded under in a fallback chat. */
-export function attemptReasonOf(error: ToolbridgeError): AttemptReason {
-  switch (error.code) {
-    case 'timeout':
-      return 'timeout';
-    case 'tool_unavailable':
-      return error.details?.busy === true ? 'busy' : 'unavailable';
-    case 'tool_auth_required':
-      return 'unauthenticated';
-    case 'rate_limited':
-      return 'rate_limited';
-    case 'quota_exceeded':
-      return 'quota_exceeded';
-    case 'tool_not_found':
-      return 'not_found';
-    case 'invalid_request':
-      return 'invalid_request';
-    case 'aborted':
-      return 'aborted';
-    case 'internal_error':
-      return 'internal_error';
-    default:
-      return 'provider_execution_failed';
-  }
-}
-
-/** Milliseconds the caller should wait before retrying, when the error says (HTTP `Retry-After`). */
-export function retryAfterMsOf(error: unknown): number | undefined {
-  if (RateLimitError.isInstance(error)) return (error as RateLimitError).waitMs();
-  if (ToolUnavailableError.isInstance(error)) return (error as ToolUnavailableError).retryAfterMs;
-  if (FallbackExhaustedError.isInstance(error)) return retryAfterMsOf((error as FallbackExhaustedError).lastError);
-  return undefined;
-}
-
-/** Map any error to the spec's envelope and HTTP status. Unknown errors never leak their message. */
-export function toErrorEnvelope(error: unknown): { status: number; body: ErrorEnvelope } {
-  const e = toToolbridgeError(error);
-  const body: ErrorEnvelope = { error: { code: e.code, message: e.message } };
-  if (e.toolId) body.error.toolId = e.toolId;
-  if (e.code !== 'internal_error') body.error.retryable = e.retryable;
-  const wait = retryAfterMsOf(error);
-  if (wait !== undefined) body.error.retryAfterMs = wait;
-  if (RateLimitError.isInstance(error)) {
-    const resetsAt = (error as RateLimitError).resetsAt;
-    if (resetsAt) body.error.resetsAt = resetsAt.toISOString();
-  }
-  if (FallbackExhaustedError.isInstance(error)) body.error.attempts = (error as FallbackExhaustedError).attempts;
-  return { status: e.httpStatus, body };
 }

@@ -1,14 +1,148 @@
-export * from './types.js';
-export * from './errors.js';
-export * from './adapter.js';
-export * from './config.js';
-export * from './context.js';
-export * from './schemas.js';
-export * from './health.js';
-export * from './registry.js';
-export * from './runner.js';
-export * from './text.js';
-export * from './responses.js';
-export * from './stragglers.js';
-export * from './usage-limits.js';
-export * from './limiter.js';
+/**
+ * @toolbridge/core: the spec's types and wire schemas, errors, the adapter contract, process
+ * config, sessions and the tool registry. Adapters build on `@toolbridge/adapter-kit`; apps use
+ * `toolbridge`.
+ */
+
+// The adapter contract
+export type {
+  AdapterFeatures,
+  CallContext,
+  ChatContext,
+  CompletionRequest,
+  CompletionResult,
+  DetectResult,
+  StreamEvent,
+  ToolAdapter,
+  ToolRequest,
+} from './adapter.js';
+
+// Types and wire schemas
+export * as wire from './wire/index.js';
+export { AGENT_CAPABILITIES, RUNTIME_CAPABILITIES } from './types.js';
+export type {
+  Activity,
+  ActivityKind,
+  ActivityStatus,
+  AggregateHealth,
+  Attempt,
+  AttemptOutcome,
+  AttemptReason,
+  AttemptStage,
+  AuthStartResult,
+  AuthState,
+  AuthStatus,
+  Capability,
+  ChatMessage,
+  ChatRequest,
+  ChatResponse,
+  ChatResult,
+  ChatRole,
+  ContentPart,
+  ErrorEnvelope,
+  FallbackChatResponse,
+  HealthRecord,
+  ImageMediaType,
+  ImagePart,
+  LiveHealthRecord,
+  PermissionLevel,
+  ResponseFormat,
+  SessionDetail,
+  SessionSummary,
+  TextPart,
+  Tool,
+  ToolImage,
+  ToolLoad,
+  ToolMessage,
+  ToolPart,
+  ToolType,
+  TranscriptMessage,
+  Usage,
+  UsageLimits,
+  UsageWindow,
+  WarmLoad,
+} from './types.js';
+export { ATTEMPT_REASONS, IMAGE_MEDIA_TYPES, PERMISSION_LEVELS, SESSION_ID_PATTERN } from './wire/chat.js';
+export { LIMITS, MAX_TIMER_MS } from './limits.js';
+
+// Errors
+export {
+  AbortedError,
+  FallbackExhaustedError,
+  InternalError,
+  InvalidRequestError,
+  ProviderExecutionError,
+  QuotaExceededError,
+  RateLimitError,
+  SessionBusyError,
+  SessionNotFoundError,
+  TimeoutError,
+  ToolAuthError,
+  ToolbridgeError,
+  ToolNotFoundError,
+  ToolUnavailableError,
+  toToolbridgeError,
+  type ErrorCode,
+  type RateLimitOptions,
+  type ToolbridgeErrorOptions,
+} from './errors.js';
+export { attemptReasonOf, retryAfterMsOf, toErrorEnvelope } from './envelope.js';
+
+// Requests, answers, sessions
+export {
+  completeChatRequest,
+  isValidChatRequest,
+  textOf,
+  validateChatRequest,
+  type RequestOrigin,
+  type ValidChatRequest,
+} from './request.js';
+export { createWireAjv, describeSchemaError } from './schema-errors.js';
+export {
+  checkAnswer,
+  compileResponseFormat,
+  jsonInstruction,
+  jsonTextOf,
+  type SchemaProblem,
+  type StructuredOutput,
+} from './structured.js';
+export { imageExtension, sniffImageType } from './images.js';
+export { toChatResponse } from './responses.js';
+export { collectStream, noResultError, type ChatCallOptions } from './execution.js';
+export type { SessionLease } from './sessions/plan.js';
+export { newSessionId, SessionStore, type SessionRecord, type SessionStoreOptions } from './sessions/store.js';
+
+// Config
+export {
+  buildConfigJsonSchema,
+  CONFIG_GROUP_KEYWORD,
+  createConfigStore,
+  defaultEnvName,
+  type ConfigKeySchema,
+  type ConfigStore,
+  type ToolbridgeConfig,
+} from './config.js';
+export { coreConfigSchema } from './core-config.js';
+
+// Registry and its parts
+export { createRegistry, type RegistryOptions, type RegistrySessions, type ToolRegistry } from './registry.js';
+export type { ConnectedTool } from './connect.js';
+export { checkToolHealth, type HealthObservation, type HealthOptions } from './health.js';
+export type { ToolState } from './tool-state.js';
+export { TtlCache, type CacheGetOptions } from './ttl-cache.js';
+export {
+  ConcurrencyLimiter,
+  DEFAULT_CONCURRENCY,
+  isBusyError,
+  validateConcurrencyLimit,
+  type ConcurrencyLimit,
+  type LimiterLoad,
+} from './limiter.js';
+export type { ConcurrencyOptions } from './limiters.js';
+export { withoutPassedWindows } from './usage-limits.js';
+
+// Helpers adapters and layers above share
+export { abortReasonOf, failureOf, raceAbort, settleWithin, sleep } from './abort.js';
+export { createCallContext, type CallOptions, type ManagedContext } from './context.js';
+export { defaultStateDir, privateDir, writeFileAtomic } from './files.js';
+export { quoted, tail } from './text.js';

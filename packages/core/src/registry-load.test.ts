@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import type { CallContext, StreamEvent, ToolAdapter } from './adapter.js';
-import { sleep } from './context.js';
+import type { CallContext, ToolAdapter } from './adapter.js';
+import { sleep } from './abort.js';
+import { streamFrom, waitFor } from '@toolbridge/test-suite';
 import { InvalidRequestError, TimeoutError, ToolAuthError, ToolUnavailableError } from './errors.js';
 import { createRegistry } from './registry.js';
 import { AGENT_CAPABILITIES, RUNTIME_CAPABILITIES, type ChatResult } from './types.js';
@@ -35,17 +36,15 @@ function gatedTool(id: string, type: 'agent' | 'runtime' = 'agent') {
       counts.usageLimits++;
       return { status: 'available', source: 'local_session', windows: {} };
     },
-    async chat(_req, ctx) {
+    features: {},
+    stream: streamFrom(async (_req, ctx) => {
       counts.chats++;
       await new Promise<void>((resolve, reject) => {
         running.push(resolve);
         ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
       });
       return answer;
-    },
-    async *stream(req, ctx): AsyncIterable<StreamEvent> {
-      yield { type: 'result', result: await this.chat(req, ctx) };
-    },
+    }),
   };
   return {
     adapter,
@@ -74,11 +73,10 @@ describe('registry concurrency limits', () => {
     const chats = [registry.chat('alpha', hello), registry.chat('alpha', hello), registry.chat('alpha', hello)];
     await settleTicks();
     expect(t.counts.chats).toBe(2);
-    expect(registry.load('alpha')).toEqual({ maxConcurrent: 2, maxQueued: 1, active: 2, queued: 1 });
+    expect(registry.load('alpha')).toEqual({ maxConcurrent: 2, maxQueued: 1, active: 2, queued: 1, transport: 'spawn' });
     await expect(registry.chat('alpha', hello)).rejects.toMatchObject({ code: 'tool_unavailable', details: { busy: true } });
     t.finishOne();
-    await settleTicks();
-    expect(t.counts.chats).toBe(3); // the queued chat got the freed slot
+    await waitFor(() => t.counts.chats === 3, 2000, 'the queued chat to start'); // the queued chat got the freed slot
     t.finishOne();
     t.finishOne();
     await expect(Promise.all(chats)).resolves.toHaveLength(3);
@@ -194,10 +192,10 @@ describe('registry health cache', () => {
     let failAuth = true;
     const adapter: ToolAdapter = {
       ...t.adapter,
-      async chat() {
+      stream: streamFrom(async () => {
         if (failAuth) throw new ToolAuthError('ALPHA is not logged in', { toolId: 'alpha' });
         return answer;
-      },
+      }),
     };
     const registry = createRegistry({ adapters: [adapter], env: {}, healthTtlMs: 60_000 });
     expect((await registry.health('alpha')).authenticated).toBe(true);
@@ -224,14 +222,14 @@ describe('registry health cache', () => {
           windows: { five_hour: { usedPercentage: used, remainingPercentage: 100 - used } },
         };
       },
-      async chat() {
+      stream: streamFrom(async () => {
         used = 20;
         return answer;
-      },
+      }),
     };
     const plain = gatedTool('beta');
     const registry = createRegistry({
-      adapters: [withWindows, { ...plain.adapter, usageLimits: undefined, chat: async () => answer }],
+      adapters: [withWindows, { ...plain.adapter, usageLimits: undefined, stream: streamFrom(async () => answer) }],
       env: {},
       healthTtlMs: 60_000,
     });
@@ -294,9 +292,9 @@ describe('registry detection for the chat path', () => {
     const t = gatedTool('alpha');
     const adapter: ToolAdapter = {
       ...t.adapter,
-      async chat() {
+      stream: streamFrom(async () => {
         throw new ToolUnavailableError('alpha is not installed', { toolId: 'alpha', details: { notInstalled: true } });
-      },
+      }),
     };
     const registry = createRegistry({ adapters: [adapter], env: {}, discoveryTtlMs: 60_000 });
     await registry.tool('alpha');

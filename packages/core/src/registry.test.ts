@@ -10,9 +10,14 @@ import {
   ToolUnavailableError,
 } from './errors.js';
 import { createRegistry } from './registry.js';
-import { AGENT_CAPABILITIES, RUNTIME_CAPABILITIES, type ChatRequest } from './types.js';
+import { AGENT_CAPABILITIES, RUNTIME_CAPABILITIES } from './types.js';
+import { textOf } from './request.js';
+import { streamFrom } from '@toolbridge/test-suite';
 
-function memoryAdapter(id: string, overrides: Partial<ToolAdapter> & { detectDelayMs?: number } = {}) {
+function memoryAdapter(
+  id: string,
+  overrides: Partial<ToolAdapter> & { detectDelayMs?: number; chat?: Parameters<typeof streamFrom>[0] } = {},
+) {
   const calls = { detect: 0, chat: 0, checkAuth: 0 };
   const adapter: ToolAdapter = {
     id,
@@ -41,14 +46,24 @@ function memoryAdapter(id: string, overrides: Partial<ToolAdapter> & { detectDel
         checkedAt: new Date().toISOString(),
       };
     },
-    async chat(req: ChatRequest) {
-      calls.chat++;
-      return { message: { role: 'assistant', content: `echo: ${req.messages.at(-1)!.content}` }, usage: { input_tokens: 1 }, metadata: {} };
-    },
-    async *stream(_req: ChatRequest): AsyncIterable<StreamEvent> {
-      yield { type: 'delta', text: 'echo' };
-      yield { type: 'result', result: { message: { role: 'assistant', content: 'echo' }, usage: {}, metadata: {} } };
-    },
+    features: {},
+    stream: overrides.chat
+      ? streamFrom(async (req, ctx) => {
+          calls.chat++;
+          return overrides.chat!(req, ctx);
+        })
+      : async function* (req): AsyncIterable<StreamEvent> {
+          calls.chat++;
+          yield { type: 'delta', text: 'echo' };
+          yield {
+            type: 'result',
+            result: {
+              message: { role: 'assistant', content: `echo: ${textOf(req.messages.at(-1)!)}` },
+              usage: { input_tokens: 1 },
+              metadata: {},
+            },
+          };
+        },
     ...overrides,
   };
   return { adapter, calls };

@@ -9,10 +9,11 @@ import {
   sleep,
   TimeoutError,
   toChatResponse,
+  failureOf,
   toToolbridgeError,
   type Attempt,
   type CallOptions,
-  type ChatRequest,
+  type ValidChatRequest,
   type ChatResult,
   type FallbackChatResponse,
   type ToolbridgeError,
@@ -26,7 +27,7 @@ export type EngineSettings = BackoffSettings & PreflightSettings;
 
 /** Runs one attempt on one tool: a plain chat, or a stream that forwards its events. */
 export interface AttemptRunner {
-  run(toolId: string, request: ChatRequest, options: CallOptions): Promise<ChatResult>;
+  run(toolId: string, request: ValidChatRequest, options: CallOptions): Promise<ChatResult>;
   /** True once output reached the caller: from then on a failure is final (no retry, no fallback). */
   readonly committed: boolean;
 }
@@ -49,7 +50,7 @@ const elapsed = (since: number) => Math.round(performance.now() - since);
 export async function runFallback(
   registry: ToolRegistry,
   settings: EngineSettings,
-  request: ChatRequest,
+  request: ValidChatRequest,
   options: NormalizedFallbackOptions,
   runner: AttemptRunner,
   onRecord?: (attempt: Attempt) => void,
@@ -103,7 +104,7 @@ export async function runFallback(
       } catch (e) {
         if (!signal.aborted && remaining() <= DEADLINE_SLACK_MS) expire();
         // When the caller or the deadline ended the attempt, that is the failure, whatever the tool threw on its way out.
-        const error = signal.aborted ? toToolbridgeError(signal.reason) : toToolbridgeError(e);
+        const error = failureOf(e, signal, toolId);
         record({
           toolId,
           tryIndex: index,
@@ -114,7 +115,8 @@ export async function runFallback(
           latencyMs: elapsed(t0),
         });
         lastError = error;
-        const invalid: boolean = InvalidRequestError.isInstance(error);
+        // A request no tool can take is final; one only this tool cannot take (images) moves on.
+        const invalid: boolean = InvalidRequestError.isInstance(error) && error.publicDetails?.reason !== 'unsupported';
         if (signal.aborted || invalid || runner.committed) {
           fatal = error;
           throw new AbortError(error);
@@ -154,7 +156,7 @@ export async function runFallback(
       const t0 = performance.now();
       let skip;
       try {
-        skip = await preflight(registry, toolId, signal, remaining, settings);
+        skip = await preflight(registry, toolId, request, signal, remaining, settings);
       } catch (e) {
         if (signal.aborted) break;
         throw e;

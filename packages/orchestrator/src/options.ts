@@ -1,4 +1,4 @@
-import { InvalidRequestError, type Attempt } from '@toolbridge/core';
+import { InvalidRequestError, LIMITS, type Attempt } from '@toolbridge/core';
 
 /** Options of a fallback chat across an ordered list of tools. */
 export interface FallbackOptions {
@@ -36,10 +36,10 @@ export interface OrchestratorOptions {
   authRecheckTimeoutMs?: number;
 }
 
-/** Most retries allowed per tool: more would only hammer a tool that keeps failing. */
-export const MAX_RETRIES = 10;
-/** setTimeout's limit; larger values would fire at once. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
+/** Most retries allowed per tool (core's `LIMITS.maxRetries`, shared with the bridge's schemas). */
+export const MAX_RETRIES = LIMITS.maxRetries;
+/** Longest deadline (core's `LIMITS.maxTimeoutMs`). */
+export const MAX_TIMEOUT_MS = LIMITS.maxTimeoutMs;
 
 export interface NormalizedFallbackOptions {
   providers: string[];
@@ -68,6 +68,7 @@ export function normalizeFallbackOptions(options: unknown): NormalizedFallbackOp
   if (!Array.isArray(providers) || providers.length === 0) {
     throw new InvalidRequestError('providers must be a non-empty array of tool ids');
   }
+  if (providers.length > LIMITS.maxProviders) throw new InvalidRequestError(`providers may name at most ${LIMITS.maxProviders} tools`);
   for (const p of providers) {
     if (typeof p !== 'string' || p.length === 0) throw new InvalidRequestError('providers must contain only non-empty tool id strings');
   }

@@ -10,6 +10,7 @@ import {
   TimeoutError,
   toErrorEnvelope,
   ToolAuthError,
+  ToolNotFoundError,
   ToolUnavailableError,
   type Attempt,
   type ToolRegistry,
@@ -116,9 +117,9 @@ describe('fallback chat: order and response', () => {
     const b = scriptedTool('b');
     const { orchestrator } = setup([a, b]);
     const seen: Attempt[] = [];
-    const response = await orchestrator.chat(hello, { providers: ['nope', 'a', 'b'], onAttempt: (x) => seen.push(x) });
+    const response = await orchestrator.chat(hello, { providers: ['a', 'b'], onAttempt: (x) => seen.push(x) });
     expect(seen).toEqual(response.attempts);
-    expect(seen.map((x) => x.toolId)).toEqual(['nope', 'a', 'b']);
+    expect(seen.map((x) => x.toolId)).toEqual(['a', 'b']);
   });
 });
 
@@ -230,16 +231,14 @@ describe('fallback chat: retries and backoff', () => {
 });
 
 describe('fallback chat: preflight skips', () => {
-  it('skips an unknown tool id with reason not_found', async () => {
+  it('refuses an unknown tool id (a typo is the caller’s mistake) before running anything', async () => {
     const a = scriptedTool('a');
     const { orchestrator } = setup([a]);
-    const response = await orchestrator.chat(hello, { providers: ['ghost', 'a'] });
-    expect(pick(response.attempts)).toEqual([
-      ['ghost', 0, 'preflight', 'skipped', 'not_found'],
-      ['a', 0, 'execution', 'succeeded', undefined],
-    ]);
-    expect(response.attempts[0]!.message).toContain('ghost');
-    expect(response.fallbackUsed).toBe(true);
+    const error = await orchestrator.chat(hello, { providers: ['ghost', 'a'] }).catch((e) => e);
+    expect(error).toBeInstanceOf(ToolNotFoundError);
+    expect(error).toMatchObject({ code: 'tool_not_found', httpStatus: 404 });
+    expect(error.message).toContain('ghost');
+    expect(a.calls).toHaveLength(0);
   });
 
   it('skips a tool that is not installed without running it', async () => {
@@ -452,7 +451,7 @@ describe('fallback chat: exhausted and invalid input', () => {
   it('reports an unknown-only provider list as tool_not_found', async () => {
     const { orchestrator } = setup([scriptedTool('a')]);
     const error = await orchestrator.chat(hello, { providers: ['ghost'] }).catch((e) => e);
-    expect(error).toBeInstanceOf(FallbackExhaustedError);
+    expect(error).toBeInstanceOf(ToolNotFoundError);
     expect(error).toMatchObject({ code: 'tool_not_found', httpStatus: 404 });
   });
 

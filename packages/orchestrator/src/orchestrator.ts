@@ -1,13 +1,17 @@
 import {
   AbortedError,
-  ProviderExecutionError,
+  noResultError,
+  ToolNotFoundError,
   validateChatRequest,
   type Attempt,
+  type ChatCallOptions,
   type ChatRequest,
   type ChatResult,
   type FallbackChatResponse,
+  type SessionLease,
   type StreamEvent,
   type ToolRegistry,
+  type ValidChatRequest,
 } from '@toolbridge/core';
 import { runFallback, type AttemptRunner, type EngineSettings } from './engine.js';
 import { normalizeFallbackOptions, type FallbackOptions, type OrchestratorOptions } from './options.js';
@@ -19,14 +23,14 @@ export type FallbackStreamEvent =
   { type: 'attempt'; attempt: Attempt } | Exclude<StreamEvent, { type: 'result' }> | { type: 'done'; response: FallbackChatResponse };
 
 export interface Orchestrator {
-  chat(request: ChatRequest, options: FallbackOptions): Promise<FallbackChatResponse>;
+  chat(request: ChatRequest | ValidChatRequest, options: FallbackOptions): Promise<FallbackChatResponse>;
   /**
    * Attempts, passed-through `delta`/`progress` events, then `done`. Retry and
    * fallback happen only before the first delta; after it, a failure is thrown
    * (that tool's error), never a clean end. Stopping the iteration early
    * cancels the running attempt and kills its process.
    */
-  stream(request: ChatRequest, options: FallbackOptions): AsyncIterable<FallbackStreamEvent>;
+  stream(request: ChatRequest | ValidChatRequest, options: FallbackOptions): AsyncIterable<FallbackStreamEvent>;
 }
 
 function settingsOf(options: OrchestratorOptions): EngineSettings {
@@ -47,16 +51,35 @@ function settingsOf(options: OrchestratorOptions): EngineSettings {
 export function createOrchestrator(registry: ToolRegistry, orchestratorOptions: OrchestratorOptions = {}): Orchestrator {
   const settings = settingsOf(orchestratorOptions);
 
-  const chat = async (request: ChatRequest, options: FallbackOptions): Promise<FallbackChatResponse> => {
+  /**
+   * Everything checked before the first attempt: the options, the request, unknown tool ids (a
+   * typo is the caller's mistake, refused with 404 like everywhere else), and the session, which
+   * is held for the whole chat with its own tool tried first.
+   */
+  const prepare = async (request: ChatRequest | ValidChatRequest, options: FallbackOptions) => {
     const normalized = normalizeFallbackOptions(options);
-    const valid = validateChatRequest(request);
-    const runner: AttemptRunner = { committed: false, run: (id, req, o) => registry.chat(id, req, o) };
-    return runFallback(registry, settings, valid, normalized, runner);
+    const valid = await validateChatRequest(request);
+    for (const p of normalized.providers) if (!registry.has(p)) throw new ToolNotFoundError(p, { known: [...registry.toolIds] });
+    let lease: SessionLease | undefined;
+    if (valid.sessionId) {
+      lease = await registry.sessions.lock(valid.sessionId);
+      normalized.providers = [lease.toolId, ...normalized.providers.filter((p) => p !== lease!.toolId)];
+    }
+    return { normalized, valid, lease };
   };
 
-  async function* stream(request: ChatRequest, options: FallbackOptions): AsyncGenerator<FallbackStreamEvent> {
-    const normalized = normalizeFallbackOptions(options);
-    const valid = validateChatRequest(request);
+  const chat = async (request: ChatRequest | ValidChatRequest, options: FallbackOptions): Promise<FallbackChatResponse> => {
+    const { normalized, valid, lease } = await prepare(request, options);
+    const runner: AttemptRunner = { committed: false, run: (id, req, o) => registry.chat(id, req, { ...o, sessionLease: lease }) };
+    try {
+      return await runFallback(registry, settings, valid, normalized, runner);
+    } finally {
+      lease?.release();
+    }
+  };
+
+  async function* stream(request: ChatRequest | ValidChatRequest, options: FallbackOptions): AsyncGenerator<FallbackStreamEvent> {
+    const { normalized, valid, lease } = await prepare(request, options);
 
     // A one-way channel from the fallback loop to this generator. `send` resolves once the
     // event is taken, so a slow consumer slows the tool's stream down instead of buffering it.
@@ -79,9 +102,9 @@ export function createOrchestrator(registry: ToolRegistry, orchestratorOptions: 
     const signal = normalized.signal ? AbortSignal.any([normalized.signal, stopper.signal]) : stopper.signal;
     const runner = {
       committed: false,
-      async run(toolId: string, req: ChatRequest, callOptions: { timeoutMs?: number; signal?: AbortSignal }): Promise<ChatResult> {
+      async run(toolId: string, req: ValidChatRequest, callOptions: ChatCallOptions): Promise<ChatResult> {
         let result: ChatResult | undefined;
-        for await (const event of registry.stream(toolId, req, callOptions)) {
+        for await (const event of registry.stream(toolId, req, { ...callOptions, sessionLease: lease })) {
           if (event.type === 'result') result = event.result;
           else if (event.type === 'delta') {
             if (event.text.length === 0) continue;
@@ -89,7 +112,7 @@ export function createOrchestrator(registry: ToolRegistry, orchestratorOptions: 
             await send(event);
           } else await send(event);
         }
-        if (!result) throw new ProviderExecutionError(`${registry.adapter(toolId).name} ended its stream without a result`, { toolId });
+        if (!result) throw noResultError(registry.adapter(toolId).name, toolId);
         return result;
       },
     };
@@ -126,6 +149,7 @@ export function createOrchestrator(registry: ToolRegistry, orchestratorOptions: 
         stopper.abort(new AbortedError('The stream was closed by its consumer'));
         await running;
       }
+      lease?.release();
     }
   }
 

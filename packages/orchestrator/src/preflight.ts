@@ -1,10 +1,12 @@
 import {
+  InvalidRequestError,
   QuotaExceededError,
   raceAbort,
   RateLimitError,
   ToolAuthError,
-  ToolNotFoundError,
   ToolUnavailableError,
+  type Tool,
+  type ValidChatRequest,
   type AttemptReason,
   type ToolbridgeError,
   type ToolRegistry,
@@ -34,32 +36,35 @@ export interface PreflightSettings {
 export async function preflight(
   registry: ToolRegistry,
   toolId: string,
+  request: ValidChatRequest,
   signal: AbortSignal,
   remainingMs: () => number,
   settings: PreflightSettings,
 ): Promise<Skip | undefined> {
-  if (!registry.has(toolId)) {
-    return { reason: 'not_found', error: new ToolNotFoundError(toolId, { known: [...registry.toolIds] }) };
-  }
   const adapter = registry.adapter(toolId);
-  let available: boolean;
-  let why: string | undefined;
+  let tool: Tool | undefined;
   try {
     // A record past its TTL still decides; the fresh probe runs beside the chat, not before it.
-    const tool = await raceAbort(registry.tool(toolId, { allowStale: true }), signal);
-    available = tool.available;
-    why = tool.reason;
+    tool = await raceAbort(registry.tool(toolId, { allowStale: true }), signal);
   } catch (e) {
     if (signal.aborted) throw signal.reason;
-    available = false;
-    why = `${adapter.name} could not be detected`;
   }
-  if (!available) {
+  if (!tool?.available) {
+    const why = tool ? tool.reason : `${adapter.name} could not be detected`;
     return { reason: 'unavailable', error: new ToolUnavailableError(why ?? `${adapter.name} is not available`, { toolId }) };
+  }
+  if (request.imageCount > 0 && !(adapter.features.images && tool.capabilities.includes('vision'))) {
+    return {
+      reason: 'unsupported',
+      error: new InvalidRequestError(`${adapter.name} cannot take images`, {
+        toolId,
+        publicDetails: { reason: 'unsupported', feature: 'images' },
+      }),
+    };
   }
 
   let state = registry.state(toolId);
-  if (state.auth?.authenticated === false && Date.now() - state.auth.observedAt > settings.authTrustMs && adapter.checkAuth) {
+  if (loggedOut(state, settings) === 'stale' && adapter.checkAuth) {
     const bound = Math.max(1, Math.floor(Math.min(settings.authRecheckTimeoutMs, remainingMs())));
     // A health check never throws; it refreshes the registry's auth (and usage) knowledge when it can tell.
     await registry.health(toolId, { timeoutMs: bound, signal, refresh: true }).catch(() => undefined);
@@ -67,7 +72,7 @@ export async function preflight(
     state = registry.state(toolId);
   }
   const auth = state.auth;
-  if (auth?.authenticated === false && Date.now() - auth.observedAt <= settings.authTrustMs) {
+  if (auth && loggedOut(state, settings) === 'fresh') {
     const seconds = Math.round((Date.now() - auth.observedAt) / 1000);
     return {
       reason: 'unauthenticated',
@@ -75,6 +80,19 @@ export async function preflight(
     };
   }
   return quotaSkip(adapter.name, toolId, state);
+}
+
+/**
+ * Whether a "logged out" observation stands: `fresh` within `authTrustMs`, `stale` after it (worth
+ * a re-check), undefined when there is none, or when a check said so but a chat has succeeded
+ * within the trust window (a chat is proof; a check can be wrong, e.g. Codex with a custom provider key).
+ */
+function loggedOut(state: ToolState, settings: PreflightSettings): 'fresh' | 'stale' | undefined {
+  const auth = state.auth;
+  if (!auth || auth.authenticated) return undefined;
+  const now = Date.now();
+  if (auth.source === 'check' && state.lastSuccessAt !== undefined && now - state.lastSuccessAt <= settings.authTrustMs) return undefined;
+  return now - auth.observedAt <= settings.authTrustMs ? 'fresh' : 'stale';
 }
 
 /** A used-up usage window or an active cool-down. */

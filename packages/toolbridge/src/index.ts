@@ -1,4 +1,94 @@
-export * from '@toolbridge/core';
+/**
+ * toolbridge: use the AI tools already on this machine (Codex, Claude Code, OpenCode, Ollama)
+ * through one interface. The public API, by name: process and stream internals stay in
+ * `@toolbridge/core` and `@toolbridge/adapter-kit`.
+ */
+export {
+  createToolbridge,
+  type ChatOptions,
+  type Sessions,
+  type Toolbridge,
+  type ToolbridgeOptions,
+  type ToolStreamEvent,
+} from './toolbridge.js';
+export {
+  chat,
+  checkAllToolsHealth,
+  checkHealth,
+  closeDefaultToolbridge,
+  configure,
+  connect,
+  discover,
+  getConfig,
+  getDefaultToolbridge,
+  sessions,
+  streamChat,
+  streamWith,
+  chatWith,
+} from './default.js';
+export { defaultAdapters, type DefaultAdapterOptions } from './adapters.js';
+
+// Errors (each with `isInstance()` that holds across duplicated installs)
+export {
+  AbortedError,
+  FallbackExhaustedError,
+  InternalError,
+  InvalidRequestError,
+  ProviderExecutionError,
+  QuotaExceededError,
+  RateLimitError,
+  SessionBusyError,
+  SessionNotFoundError,
+  TimeoutError,
+  ToolAuthError,
+  ToolbridgeError,
+  ToolNotFoundError,
+  ToolUnavailableError,
+  toErrorEnvelope,
+  type ErrorCode,
+} from '@toolbridge/core';
+
+// Shapes of requests, results and records
+export { LIMITS, PERMISSION_LEVELS } from '@toolbridge/core';
+export type {
+  Activity,
+  AggregateHealth,
+  Attempt,
+  AttemptReason,
+  AuthStartResult,
+  AuthState,
+  CallOptions,
+  Capability,
+  ChatMessage,
+  ChatRequest,
+  ChatResponse,
+  ChatResult,
+  ConnectedTool,
+  ContentPart,
+  ErrorEnvelope,
+  FallbackChatResponse,
+  HealthOptions,
+  HealthRecord,
+  ImagePart,
+  LiveHealthRecord,
+  PermissionLevel,
+  ResponseFormat,
+  SessionDetail,
+  SessionSummary,
+  StreamEvent,
+  TextPart,
+  Tool,
+  ToolAdapter,
+  ToolbridgeConfig,
+  ToolLoad,
+  ToolRegistry,
+  TranscriptMessage,
+  Usage,
+  UsageLimits,
+  UsageWindow,
+} from '@toolbridge/core';
+
+// The fallback engine and the adapters, for apps that assemble their own
 export {
   createOrchestrator,
   MAX_RETRIES,
@@ -11,6 +101,3 @@ export { createCodexAdapter, type CodexAdapterOptions } from '@toolbridge/adapte
 export { createClaudeCodeAdapter, type ClaudeCodeAdapterOptions } from '@toolbridge/adapter-claude-code';
 export { createOpenCodeAdapter, type OpenCodeAdapterOptions } from '@toolbridge/adapter-opencode';
 export { createOllamaAdapter, type OllamaAdapterOptions } from '@toolbridge/adapter-ollama';
-export * from './adapters.js';
-export * from './toolbridge.js';
-export * from './default.js';

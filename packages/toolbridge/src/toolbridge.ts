@@ -12,10 +12,13 @@ import {
   type HealthOptions,
   type LiveHealthRecord,
   type FallbackChatResponse,
+  type RegistrySessions,
+  type StreamEvent,
   type Tool,
   type ToolAdapter,
   type ToolbridgeConfig,
   type ToolRegistry,
+  type ValidChatRequest,
 } from '@toolbridge/core';
 import { createOrchestrator, type FallbackOptions, type FallbackStreamEvent, type OrchestratorOptions } from '@toolbridge/orchestrator';
 import { defaultAdapters, type DefaultAdapterOptions } from './adapters.js';
@@ -45,7 +48,15 @@ export interface ToolbridgeOptions {
   concurrency?: ConcurrencyOptions;
   /** Backoff, rate-limit wait cap and auth re-check settings of the fallback chat. */
   orchestrator?: OrchestratorOptions;
+  /** Sessions: where they are kept (default `$XDG_STATE_HOME/toolbridge/sessions`), how many (default 1000), how long (default 30 days). */
+  sessions?: { dir?: string; maxSessions?: number; maxAgeMs?: number };
 }
+
+/** Events of a streamed chat with one tool: deltas and activity as they come, then `done` with the response. */
+export type ToolStreamEvent = Exclude<StreamEvent, { type: 'result' }> | { type: 'done'; response: ChatResponse };
+
+/** Sessions of every tool: list, read and delete them; continue one by sending its `sessionId`. */
+export type Sessions = Omit<RegistrySessions, 'lock'>;
 
 export interface ChatOptions extends Omit<FallbackOptions, 'providers'> {
   /** Tool ids to try, in order; duplicates are collapsed. Default: every tool, in registry order. */
@@ -57,11 +68,16 @@ export interface Toolbridge {
   discover(options?: { refresh?: boolean }): Promise<Tool[]>;
   connect(toolId: string): Promise<ConnectedTool>;
   /** Chat with retries and fallback across `providers`. */
-  chat(request: ChatRequest, options?: ChatOptions): Promise<FallbackChatResponse>;
+  chat(request: ChatRequest | ValidChatRequest, options?: ChatOptions): Promise<FallbackChatResponse>;
   /** Streamed fallback chat: attempts, deltas, then `done`. Fallback only before the first delta. */
-  streamChat(request: ChatRequest, options?: ChatOptions): AsyncIterable<FallbackStreamEvent>;
+  streamChat(request: ChatRequest | ValidChatRequest, options?: ChatOptions): AsyncIterable<FallbackStreamEvent>;
   /** One tool, answered in the spec's single-tool response shape. */
-  chatWith(toolId: string, request: ChatRequest, options?: CallOptions): Promise<ChatResponse>;
+  chatWith(toolId: string, request: ChatRequest | ValidChatRequest, options?: CallOptions): Promise<ChatResponse>;
+  /** One tool, streamed: deltas and activity, then `done` with the single-tool response. */
+  streamWith(toolId: string, request: ChatRequest | ValidChatRequest, options?: CallOptions): AsyncIterable<ToolStreamEvent>;
+  readonly sessions: Sessions;
+  /** Start warm tool processes now instead of on first use (a server's start-up). */
+  prewarm(options?: CallOptions): Promise<void>;
   configure(config: ToolbridgeConfig): ToolbridgeConfig;
   getConfig(): ToolbridgeConfig;
   checkHealth(toolId: string, options?: HealthOptions): Promise<LiveHealthRecord>;
@@ -82,6 +98,7 @@ export function createToolbridge(options: ToolbridgeOptions = {}): Toolbridge {
     healthTimeoutMs: options.healthTimeoutMs,
     healthTtlMs: options.healthTtlMs,
     concurrency: options.concurrency,
+    sessions: options.sessions,
   });
   if (options.config) registry.config.replace(options.config);
   const orchestrator = createOrchestrator(registry, options.orchestrator);
@@ -99,11 +116,28 @@ export function createToolbridge(options: ToolbridgeOptions = {}): Toolbridge {
     streamChat: (request, o) => orchestrator.stream(request, fallback(o)),
     async chatWith(toolId, request, o) {
       const adapter = registry.adapter(toolId);
-      validateChatRequest(request);
+      const valid = await validateChatRequest(request);
       const started = performance.now();
-      const result = await registry.chat(toolId, request, o);
-      return toChatResponse(adapter, result, performance.now() - started, request.model);
+      const result = await registry.chat(toolId, valid, o);
+      return toChatResponse(adapter, result, performance.now() - started, valid.model);
     },
+    async *streamWith(toolId, request, o) {
+      const adapter = registry.adapter(toolId);
+      const valid = await validateChatRequest(request);
+      const started = performance.now();
+      for await (const event of registry.stream(toolId, valid, o)) {
+        if (event.type === 'result')
+          yield { type: 'done', response: toChatResponse(adapter, event.result, performance.now() - started, valid.model) };
+        else yield event;
+      }
+    },
+    sessions: {
+      dir: registry.sessions.dir,
+      list: () => registry.sessions.list(),
+      get: (id) => registry.sessions.get(id),
+      delete: (id) => registry.sessions.delete(id),
+    },
+    prewarm: (o) => registry.prewarm(o),
     configure: (config) => registry.config.replace(config),
     getConfig: () => registry.config.get(),
     checkHealth: (id, o) => registry.health(id, o),

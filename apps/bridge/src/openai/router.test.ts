@@ -9,7 +9,7 @@ import {
   AbortedError,
   type ToolAdapter,
 } from 'toolbridge';
-import { waitFor } from '@toolbridge/test-suite';
+import { toolRequestOf, waitFor } from '@toolbridge/test-suite';
 import { createFakeAdapter } from './testing/fake-adapter.js';
 import { serveOpenAI, sseData, type OpenAIServer } from './testing/serve.js';
 
@@ -144,16 +144,18 @@ describe('POST /v1/chat/completions (non-streamed)', () => {
       max_tokens: 64,
       temperature: 0.2,
     });
-    expect(agent.requests.at(-1)).toEqual({
-      messages: [
-        { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: 'line one\nline two' },
-        { role: 'assistant', content: 'ok' },
-        { role: 'user', content: 'again' },
-      ],
-      maxTokens: 64,
-      temperature: 0.2,
-    });
+    expect(agent.requests.at(-1)).toEqual(
+      toolRequestOf({
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'line one\nline two' },
+          { role: 'assistant', content: 'ok' },
+          { role: 'user', content: 'again' },
+        ],
+        maxTokens: 64,
+        temperature: 0.2,
+      }),
+    );
     await client.chat.completions.create({ model: 'agent', messages: hello, max_completion_tokens: 9 });
     expect(agent.requests.at(-1)!.maxTokens).toBe(9);
   });

@@ -3,16 +3,15 @@ import {
   ProviderExecutionError,
   RUNTIME_CAPABILITIES,
   sleep,
-  spawnProcess,
   ToolAuthError,
   ToolUnavailableError,
   type CallContext,
-  type ChatRequest,
-  type ChatResult,
+  type ToolRequest,
   type StreamEvent,
   type ToolAdapter,
   type UsageLimits,
 } from '@toolbridge/core';
+import { messageText, spawnProcess } from '@toolbridge/adapter-kit';
 
 export interface MemoryAdapterOptions {
   type?: 'agent' | 'runtime';
@@ -32,12 +31,12 @@ export interface MemoryAdapterOptions {
 }
 
 /** An in-memory tool: no process, fully scripted. */
-export function memoryAdapter(id: string, o: MemoryAdapterOptions = {}): ToolAdapter & { calls: ChatRequest[] } {
-  const calls: ChatRequest[] = [];
+export function memoryAdapter(id: string, o: MemoryAdapterOptions = {}): ToolAdapter & { calls: ToolRequest[] } {
+  const calls: ToolRequest[] = [];
   const reply = o.reply ?? `hello from ${id}`;
   const modelKey = `${id.replace(/-./g, (m) => m[1]!.toUpperCase())}Model`;
   const login = o.login ?? 'logged-in';
-  async function* stream(request: ChatRequest, ctx: CallContext): AsyncIterable<StreamEvent> {
+  async function* stream(request: ToolRequest, ctx: CallContext): AsyncIterable<StreamEvent> {
     calls.push(request);
     if (o.fail && !o.failAfterDeltas) throw o.fail();
     const words = reply.split(/(?<= )/);
@@ -59,11 +58,12 @@ export function memoryAdapter(id: string, o: MemoryAdapterOptions = {}): ToolAda
       },
     };
   }
-  const adapter: ToolAdapter & { calls: ChatRequest[] } = {
+  const adapter: ToolAdapter & { calls: ToolRequest[] } = {
     id,
     name: `Memory ${id}`,
     type: o.type ?? 'agent',
     capabilities: (o.type ?? 'agent') === 'agent' ? AGENT_CAPABILITIES : RUNTIME_CAPABILITIES,
+    features: {},
     configSchema: { [modelKey]: { type: 'string', minLength: 1 } },
     calls,
     async detect(ctx) {
@@ -71,11 +71,6 @@ export function memoryAdapter(id: string, o: MemoryAdapterOptions = {}): ToolAda
       if (o.available === false) return { available: false, models: [], reason: `${id} is not installed` };
       const model = (ctx.config[modelKey] as string | undefined) ?? `${id}-default`;
       return { available: true, version: o.version ?? '1.2.3', models: [model], defaultModel: model };
-    },
-    async chat(request, ctx): Promise<ChatResult> {
-      let result: ChatResult | undefined;
-      for await (const e of stream(request, ctx)) if (e.type === 'result') result = e.result;
-      return result!;
     },
     stream,
   };
@@ -107,12 +102,12 @@ export function memoryAdapter(id: string, o: MemoryAdapterOptions = {}): ToolAda
  */
 export function processAdapter(id: string, command: string): ToolAdapter {
   const modelKey = `${id}Model`;
-  async function* stream(request: ChatRequest, ctx: CallContext): AsyncIterable<StreamEvent> {
+  async function* stream(request: ToolRequest, ctx: CallContext): AsyncIterable<StreamEvent> {
     const model = request.model ?? (ctx.config[modelKey] as string | undefined);
     const proc = spawnProcess({
       command,
       args: ['chat', ...(model ? ['--model', model] : [])],
-      stdin: request.messages.map((m) => m.content).join('\n'),
+      stdin: request.messages.map((m) => messageText(m)).join('\n'),
       env: ctx.env,
       signal: ctx.signal,
       toolId: id,
@@ -142,6 +137,7 @@ export function processAdapter(id: string, command: string): ToolAdapter {
     name: `Process ${id}`,
     type: 'agent',
     capabilities: AGENT_CAPABILITIES,
+    features: {},
     configSchema: { [modelKey]: { type: 'string', minLength: 1 } },
     async detect(ctx) {
       const proc = spawnProcess({ command, args: ['--version'], env: ctx.env, signal: ctx.signal, toolId: id });
@@ -153,12 +149,6 @@ export function processAdapter(id: string, command: string): ToolAdapter {
         if (ToolUnavailableError.isInstance(e)) return { available: false, models: [], reason: (e as Error).message };
         throw e;
       }
-    },
-    async chat(request, ctx) {
-      let result: ChatResult | undefined;
-      for await (const e of stream(request, ctx)) if (e.type === 'result') result = e.result;
-      if (!result) throw new ProviderExecutionError(`${id} gave no answer`, { toolId: id });
-      return result;
     },
     stream,
   };

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { createRegistry, type ToolbridgeConfig } from '@toolbridge/core';
 import { makeTempDir, pathWith } from '@toolbridge/test-suite';
-import { createClaudeCodeAdapter, type ClaudeCodeAdapterOptions } from '../adapter.js';
+import { createClaudeCodeAdapter } from '../adapter.js';
+import type { ClaudeCodeAdapterOptions } from '../options.js';
 import { writeFakeClaude, type FakeClaudeSpec } from './fake-claude.js';
 
 /** A registry with the adapter and a fake `claude` first on PATH, in a throwaway HOME. */

@@ -3,7 +3,7 @@ import {
   sleep,
   type AuthState,
   type CallContext,
-  type ChatRequest,
+  type ToolRequest,
   type ChatResult,
   type StreamEvent,
   type ToolAdapter,
@@ -27,7 +27,7 @@ export interface Behaviour {
 }
 
 export interface RecordedCall {
-  kind: 'chat' | 'stream';
+  kind: 'stream';
   ctx: CallContext;
   startedAt: number;
   endedAt?: number;
@@ -87,6 +87,7 @@ export function scriptedTool(id: string, options: ScriptedToolOptions = {}): Scr
     name: `Tool ${id}`,
     type: 'agent',
     capabilities: AGENT_CAPABILITIES,
+    features: {},
     configSchema: {},
     async detect() {
       const available = options.available ?? true;
@@ -94,23 +95,13 @@ export function scriptedTool(id: string, options: ScriptedToolOptions = {}): Scr
         ? { available, version: '1.0.0', models: [options.model ?? `${id}-model`], defaultModel: options.model ?? `${id}-model` }
         : { available, models: [], reason: `${id} is not installed` };
     },
-    async chat(_request: ChatRequest, ctx: CallContext) {
-      const call: RecordedCall = { kind: 'chat', ctx, startedAt: performance.now() };
-      state.calls.push(call);
-      try {
-        const b = behaviourFor();
-        await end(b, ctx);
-        return finalResult(b);
-      } finally {
-        call.endedAt = performance.now();
-      }
-    },
-    async *stream(_request: ChatRequest, ctx: CallContext): AsyncIterable<StreamEvent> {
+    async *stream(_request: ToolRequest, ctx: CallContext): AsyncIterable<StreamEvent> {
       const call: RecordedCall = { kind: 'stream', ctx, startedAt: performance.now() };
       state.calls.push(call);
       try {
         const b = behaviourFor();
-        if (b.progress) yield { type: 'progress', item: { kind: 'reasoning', text: b.progress } };
+        if (b.progress)
+          yield { type: 'activity', activity: { id: 'r1', kind: 'reasoning', status: 'completed', title: b.progress, text: b.progress } };
         for (const text of b.deltas ?? []) {
           yield { type: 'delta', text };
           if (b.delayMs) await sleep(b.delayMs, ctx.signal);

@@ -1,16 +1,15 @@
 import {
   AGENT_CAPABILITIES,
   RUNTIME_CAPABILITIES,
-  collectStream,
   sleep,
-  spawnProcess,
   type CallContext,
-  type ChatRequest,
+  type ToolRequest,
   type StreamEvent,
   type ToolAdapter,
   type ToolType,
   type Usage,
 } from '@toolbridge/core';
+import { messageText, spawnProcess } from '@toolbridge/adapter-kit';
 
 /** What one chat of a fake tool does. */
 export interface FakeBehaviour {
@@ -27,7 +26,7 @@ export interface FakeBehaviour {
 
 export interface FakeAdapter extends ToolAdapter {
   /** Requests as the adapter received them. */
-  readonly requests: ChatRequest[];
+  readonly requests: ToolRequest[];
   /** `signal.reason` of every aborted call. */
   readonly aborts: unknown[];
 }
@@ -39,19 +38,20 @@ export interface FakeAdapterOptions {
   models?: string[];
   available?: boolean;
   reason?: string;
-  behaviour?: FakeBehaviour | ((request: ChatRequest) => FakeBehaviour);
+  behaviour?: FakeBehaviour | ((request: ToolRequest) => FakeBehaviour);
 }
 
 /** An in-memory tool implementing core's adapter contract, scripted per test. */
 export function createFakeAdapter(options: FakeAdapterOptions): FakeAdapter {
   const type = options.type ?? 'agent';
-  const requests: ChatRequest[] = [];
+  const requests: ToolRequest[] = [];
   const aborts: unknown[] = [];
   const adapter: FakeAdapter = {
     id: options.id,
     name: options.name ?? options.id,
     type,
     capabilities: type === 'agent' ? AGENT_CAPABILITIES : RUNTIME_CAPABILITIES,
+    features: {},
     configSchema: {},
     requests,
     aborts,
@@ -64,7 +64,7 @@ export function createFakeAdapter(options: FakeAdapterOptions): FakeAdapter {
         ...(options.available === false ? { reason: options.reason ?? `${options.id} is not installed` } : {}),
       };
     },
-    async *stream(request: ChatRequest, ctx: CallContext): AsyncIterable<StreamEvent> {
+    async *stream(request: ToolRequest, ctx: CallContext): AsyncIterable<StreamEvent> {
       requests.push(request);
       ctx.signal.addEventListener('abort', () => aborts.push(ctx.signal.reason), { once: true });
       const b = typeof options.behaviour === 'function' ? options.behaviour(request) : (options.behaviour ?? {});
@@ -86,9 +86,6 @@ export function createFakeAdapter(options: FakeAdapterOptions): FakeAdapter {
         },
       };
     },
-    chat(request, ctx) {
-      return collectStream(adapter.stream(request, ctx));
-    },
   };
   return adapter;
 }
@@ -104,6 +101,7 @@ export function createProcessAdapter(options: { id: string; command: string; env
     name: options.id,
     type: 'agent',
     capabilities: AGENT_CAPABILITIES,
+    features: {},
     configSchema: {},
     async detect() {
       return { available: true, version: '1.0.0', models: [] };
@@ -111,7 +109,7 @@ export function createProcessAdapter(options: { id: string; command: string; env
     async *stream(request, ctx) {
       const proc = spawnProcess({
         command: options.command,
-        stdin: request.messages.map((m) => m.content).join('\n'),
+        stdin: request.messages.map((m) => messageText(m)).join('\n'),
         env: options.env ?? ctx.env,
         signal: ctx.signal,
         toolId: options.id,
@@ -124,9 +122,6 @@ export function createProcessAdapter(options: { id: string; command: string; env
       }
       await proc.result;
       yield { type: 'result', result: { message: { role: 'assistant', content: lines.join('') }, usage: {}, metadata: {} } };
-    },
-    chat(request, ctx) {
-      return collectStream(adapter.stream(request, ctx));
     },
   };
   return adapter;

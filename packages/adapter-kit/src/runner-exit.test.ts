@@ -6,9 +6,9 @@ import { waitForPidsGone } from '@toolbridge/test-suite';
 
 /**
  * What happens to tools when the host process itself goes away. These run a
- * separate Node host over the built core (`pnpm test` builds before jest).
+ * separate Node host over the built kit (`pnpm test` builds before jest).
  */
-const CORE = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const KIT = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 
 /**
  * Start a host that runs a tool (which starts a helper in a session of its own,
@@ -17,7 +17,7 @@ const CORE = fileURLToPath(new URL('../dist/index.js', import.meta.url));
  */
 function host(then: string) {
   const script = `
-    import { spawnProcess } from ${JSON.stringify(CORE)};
+    import { spawnProcess } from ${JSON.stringify(KIT)};
     const tool = "const { spawn } = require('child_process');" +
       "const h = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' }); h.unref();" +
       "console.log(JSON.stringify([process.pid, h.pid])); setInterval(() => {}, 1000);";
@@ -39,8 +39,8 @@ function host(then: string) {
 }
 
 describe('tools do not outlive their host', () => {
-  it('core is built', () => {
-    expect(existsSync(CORE)).toBe(true); // run `pnpm build` (pnpm test does) before jest
+  it('the kit is built', () => {
+    expect(existsSync(KIT)).toBe(true); // run `pnpm build` (pnpm test does) before jest
   });
 
   it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)('a host killed by %s ends its tools and still dies by that signal', async (sig) => {

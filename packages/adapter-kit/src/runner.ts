@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn as nodeSpawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { killMarkedSync, killStragglers, newRunMarker, RUN_MARKER_ENV } from './stragglers.js';
-import { AbortedError, ProviderExecutionError, TimeoutError, ToolUnavailableError, ToolbridgeError } from './errors.js';
+import { AbortedError, ProviderExecutionError, TimeoutError, ToolUnavailableError, ToolbridgeError } from '@toolbridge/core';
 
 export interface SpawnOptions {
   command: string;

@@ -1,34 +1,16 @@
-import {
-  integerUsage,
-  parseJsonLine,
-  ProviderExecutionError,
-  QuotaExceededError,
-  RateLimitError,
-  tail,
-  ToolAuthError,
-  type ChatResult,
-  type ProcessResult,
-  type StreamEvent,
-  type ToolbridgeError,
-} from '@toolbridge/core';
-import { exhaustedWindow, type RateLimitInfo } from './usage-limits.js';
+import { integerUsage, parseJsonLine, type ProcessResult } from '@toolbridge/adapter-kit';
+import { ProviderExecutionError, tail, type Activity, type ChatResult, type StreamEvent, type ToolbridgeError } from '@toolbridge/core';
+import { TOOL_ID } from './config.js';
+import { classifyFailure, type ApiFailure } from './failures.js';
+import type { RateLimitInfo } from './usage-limits.js';
 
-export const TOOL_ID = 'claude-code';
+export { TOOL_ID };
 
 type Json = Record<string, unknown>;
 
 const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-
-/** What Claude Code said about a failed API call, from the assistant error event and the result. */
-interface ApiFailure {
-  error?: string;
-  status?: number;
-  apiError?: string;
-  message?: string;
-  rateLimit?: RateLimitInfo;
-}
 
 export interface ParsedLine {
   events: StreamEvent[];
@@ -53,6 +35,9 @@ export class StreamParser {
   private text = '';
   private jsonLines = 0;
   private otherLines = 0;
+  /** Tool uses seen, by id, so their results can complete them. */
+  private readonly tools = new Map<string, Activity>();
+  private thoughts = 0;
 
   push(line: string): ParsedLine {
     if (line.trim() === '') return { events: [] };
@@ -144,7 +129,21 @@ export class StreamParser {
       if (!b) continue;
       if (b.type === 'text' && !this.streamed.has(id)) out.push(...this.textDelta(id, str(b.text) ?? ''));
       else if (b.type === 'tool_use') {
-        out.push({ type: 'progress', item: { kind: 'tool_use', id: str(b.id), status: 'started', text: str(b.name) } });
+        const activity = toolUseActivity(b);
+        this.tools.set(activity.id, activity);
+        out.push({ type: 'activity', activity });
+      } else if (b.type === 'thinking' && typeof b.thinking === 'string' && b.thinking) {
+        const text = b.thinking;
+        out.push({
+          type: 'activity',
+          activity: {
+            id: `${id}-thinking-${++this.thoughts}`,
+            kind: 'reasoning',
+            status: 'completed',
+            title: text.split('\n')[0]!.slice(0, 80),
+            text,
+          },
+        });
       }
     }
     return out;
@@ -156,15 +155,9 @@ export class StreamParser {
     for (const block of Array.isArray(content) ? content : []) {
       const b = obj(block);
       if (b?.type === 'tool_result') {
-        out.push({
-          type: 'progress',
-          item: {
-            kind: 'tool_use',
-            id: str(b.tool_use_id),
-            status: 'completed',
-            ...(b.is_error === true ? { data: { isError: true } } : {}),
-          },
-        });
+        const id = str(b.tool_use_id) ?? `tool-${this.tools.size}`;
+        const started = this.tools.get(id) ?? toolUseActivity({ id, name: 'tool' });
+        out.push({ type: 'activity', activity: withResult(started, b.is_error === true, resultText(b.content)) });
       }
     }
     return out;
@@ -193,7 +186,7 @@ export class StreamParser {
     const put = (key: string, value: unknown) => {
       if (value !== undefined && value !== null) metadata[key] = value;
     };
-    put('sessionId', str(r.session_id) ?? this.sessionId);
+    put('nativeSessionId', str(r.session_id) ?? this.sessionId);
     put('totalCostUsd', num(r.total_cost_usd));
     put('durationMs', num(r.duration_ms));
     put('durationApiMs', num(r.duration_api_ms));
@@ -221,44 +214,40 @@ export class StreamParser {
   }
 }
 
+/** How much of a tool's input and output an activity carries. */
+const SUMMARY_CHARS = 2000;
+
+/** A `tool_use` block as an activity (started). */
+function toolUseActivity(b: Json): Activity {
+  const id = str(b.id) ?? 'tool';
+  const name = str(b.name) ?? 'tool';
+  const input = obj(b.input);
+  return {
+    id,
+    kind: 'tool_call',
+    status: 'started',
+    title: name,
+    name,
+    ...(input ? { input: tail(JSON.stringify(input), SUMMARY_CHARS) } : {}),
+  };
+}
+
+/** The activity of a tool use once its result came back. */
+function withResult(started: Activity, isError: boolean, output: string | undefined): Activity {
+  const status = isError ? 'failed' : 'completed';
+  if (started.kind === 'tool_call') return { ...started, status, ...(output ? { output: tail(output, SUMMARY_CHARS) } : {}) };
+  return { ...started, status };
+}
+
+function resultText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  const parts = content.map((c) => str(obj(c)?.text) ?? '').filter(Boolean);
+  return parts.length ? parts.join('\n') : undefined;
+}
+
 function textOf(message: Json | undefined): string | undefined {
   if (!message || !Array.isArray(message.content)) return undefined;
   const parts = message.content.map((b) => str(obj(b)?.text) ?? '').filter(Boolean);
   return parts.length ? parts.join('') : undefined;
-}
-
-function resetOf(info: RateLimitInfo | undefined): Date | undefined {
-  const s = info?.resetsAt;
-  return typeof s === 'number' && s > 0 ? new Date(s * 1000) : undefined;
-}
-
-/**
- * Map a failed run to a typed error: structured fields first (the assistant
- * event's `error`, `api_error_status`, `api_error`), the message text last.
- */
-export function classifyFailure(f: ApiFailure, proc: ProcessResult): ToolbridgeError {
-  const text = f.message ?? 'unknown error';
-  const details = { apiErrorStatus: f.status, apiError: f.apiError, error: f.error, exitCode: proc.exitCode };
-  const opts = { toolId: TOOL_ID, details };
-  if (f.error === 'authentication_failed' || f.status === 401 || /not logged in/i.test(text)) {
-    const hint = /not logged in/i.test(text) ? ' Run `claude auth login` (or set ANTHROPIC_API_KEY).' : '';
-    return new ToolAuthError(`Claude Code could not authenticate: ${text}.${hint}`, opts);
-  }
-  const exhausted = f.rateLimit ? exhaustedWindow(f.rateLimit) : undefined;
-  if (f.apiError === 'usage_limit_reached' || exhausted) {
-    const resetsAt = exhausted?.resetsAt ?? resetOf(f.rateLimit);
-    return new QuotaExceededError(`Claude Code usage limit reached: ${text}`, { ...opts, ...(resetsAt ? { resetsAt } : {}) });
-  }
-  if (f.status === 429 || f.status === 529 || f.error === 'rate_limit') {
-    const resetsAt = f.rateLimit?.status === 'rejected' ? resetOf(f.rateLimit) : undefined;
-    const what = f.status === 529 ? 'the API is overloaded' : 'rate limited';
-    return new RateLimitError(`Claude Code ${what}: ${text}`, { ...opts, ...(resetsAt ? { resetsAt } : {}) });
-  }
-  const retryable = (f.status !== undefined && f.status >= 500) || f.apiError === 'connection_failed';
-  const stderr = tail(proc.stderrTail, 600);
-  return new ProviderExecutionError(`Claude Code failed: ${text}${stderr ? ` (stderr: ${stderr})` : ''}`, {
-    ...opts,
-    retryable,
-    details: { ...details, stderrTail: proc.stderrTail },
-  });
 }

@@ -3,7 +3,7 @@ import { makeTempDir, pathWith, waitForPidsGone, writeFakeBin } from '@toolbridg
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AbortedError, ProviderExecutionError, TimeoutError, ToolUnavailableError } from './errors.js';
+import { AbortedError, ProviderExecutionError, TimeoutError, ToolUnavailableError } from '@toolbridge/core';
 import { liveProcessGroupCount, runProcess, spawnProcess } from './runner.js';
 
 const node = process.execPath;

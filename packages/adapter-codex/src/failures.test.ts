@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError } from '@toolbridge/core';
-import { classifyFailure, cleanStderr, parseRetryAt } from './classify.js';
+import { classifyFailure, cleanStderr, parseRetryAt } from './failures.js';
 import { capture, MESSAGES } from './testing/fake-codex.js';
 
 describe('parseRetryAt', () => {

@@ -1,6 +1,7 @@
 import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, tail, type ToolbridgeError } from '@toolbridge/core';
 
-export const TOOL_ID = 'codex';
+export { TOOL_ID } from './config.js';
+import { TOOL_ID } from './config.js';
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 

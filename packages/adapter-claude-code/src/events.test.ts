@@ -1,13 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  ProviderExecutionError,
-  QuotaExceededError,
-  RateLimitError,
-  ToolAuthError,
-  type ProcessResult,
-  type StreamEvent,
-} from '@toolbridge/core';
-import { StreamParser } from './stream-parser.js';
+import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, type StreamEvent } from '@toolbridge/core';
+import type { ProcessResult } from '@toolbridge/adapter-kit';
+import { StreamParser } from './events.js';
 import { captureText } from './testing/fake-claude.js';
 
 const exited = (exitCode: number, stderrTail = ''): ProcessResult => ({
@@ -39,7 +33,7 @@ describe('StreamParser on real captures', () => {
     expect(result.usage).toEqual({ input_tokens: 21, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 });
     expect(result.model).toBe('claude-opus-5-5');
     expect(result.metadata).toMatchObject({
-      sessionId: '1982b433-e8b3-4768-8988-15b683071763',
+      nativeSessionId: '1982b433-e8b3-4768-8988-15b683071763',
       totalCostUsd: 0.000184,
       durationMs: 232,
       numTurns: 1,
@@ -136,7 +130,7 @@ describe('StreamParser on real captures', () => {
     expect(() => new StreamParser().finish(exited(3, 'boom'))).toThrow(/ended without a result \(it exited with code 3\): boom/);
   });
 
-  it('separates text of later turns and reports tool use as progress', () => {
+  it('separates text of later turns and reports tool use as activity', () => {
     const p = new StreamParser();
     const events = [
       '{"type":"assistant","message":{"id":"a","content":[{"type":"text","text":"Looking."},{"type":"tool_use","id":"t1","name":"Read","input":{}}]}}',
@@ -146,8 +140,11 @@ describe('StreamParser on real captures', () => {
     ].flatMap((l) => p.push(l).events);
     expect(events).toEqual([
       { type: 'delta', text: 'Looking.' },
-      { type: 'progress', item: { kind: 'tool_use', id: 't1', status: 'started', text: 'Read' } },
-      { type: 'progress', item: { kind: 'tool_use', id: 't1', status: 'completed' } },
+      { type: 'activity', activity: { id: 't1', kind: 'tool_call', status: 'started', title: 'Read', name: 'Read', input: '{}' } },
+      {
+        type: 'activity',
+        activity: { id: 't1', kind: 'tool_call', status: 'completed', title: 'Read', name: 'Read', input: '{}', output: 'x' },
+      },
       { type: 'delta', text: '\n\n' },
       { type: 'delta', text: 'Done.' },
     ]);

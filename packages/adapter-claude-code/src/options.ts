@@ -1,0 +1,33 @@
+/** Options of `createClaudeCodeAdapter()`. */
+export interface ClaudeCodeAdapterOptions {
+  /** Executable to run (default `claude`, looked up on the call's PATH). */
+  command?: string;
+  /**
+   * Where the last usage-limit snapshot is kept (default `$XDG_STATE_HOME/toolbridge`, else
+   * `~/.local/state/toolbridge`, from the call's environment).
+   */
+  stateDir?: string;
+  /** Lifetime of a `claude auth login` flow started by startAuth (default 10 minutes). */
+  loginTtlMs?: number;
+  /** How long startAuth waits for the login URL (default 5 s). */
+  loginUrlWaitMs?: number;
+  /**
+   * Value of CLAUDE_CODE_MAX_RETRIES for chats (default 0). Claude Code's own retries back off for
+   * minutes; retrying belongs to the caller's deadline and the orchestrator's retry policy.
+   */
+  maxRetries?: number;
+  /** Extra argv appended to every chat run (never put prompts here). */
+  extraArgs?: readonly string[];
+  /** Keep Claude Code's session transcript on disk (default false: `--no-session-persistence`). */
+  persistSessions?: boolean;
+  /**
+   * How system messages reach Claude Code: `replace` its system prompt, or `append` to it. `auto`
+   * (default) replaces when no tools are enabled (a plain chat) and appends otherwise, keeping
+   * Claude Code's tool instructions.
+   */
+  systemPrompt?: 'auto' | 'replace' | 'append';
+  /** Bound on `claude --version` (default 10 s). */
+  detectTimeoutMs?: number;
+  /** Bound on `claude auth status` (default 15 s). */
+  authTimeoutMs?: number;
+}

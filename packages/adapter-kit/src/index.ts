@@ -1,0 +1,23 @@
+/**
+ * @toolbridge/adapter-kit: what every adapter needs and none should write again. An adapter built
+ * on it holds only what is truly about its tool: argv, event parsing, failure classification,
+ * credential and usage reading.
+ */
+export { adapterConfig, configPrefix, type AdapterConfig, type KeyDeclaration } from './config.js';
+export { defineAdapter, type AdapterSpec } from './define.js';
+export { alreadyLoggedIn, firstSignInUrl, LoginManager, type LoginSpec } from './login.js';
+export { resolvePermissions, type ResolvedPermissions } from './permissions.js';
+export { parseVersionText, probeVersion, type VersionProbe, type VersionProbeOptions } from './probe.js';
+export { toolFailure } from './failures.js';
+export { parseRetryAfter, retryAfterMs } from './retry-after.js';
+export {
+  liveProcessGroupCount,
+  runProcess,
+  spawnProcess,
+  type CollectedProcessResult,
+  type ProcessResult,
+  type RunningProcess,
+  type SpawnOptions,
+} from './runner.js';
+export { findMarked, findMarkedSync, killStragglers, RUN_MARKER_ENV } from './stragglers.js';
+export { imagesOf, integerUsage, messageText, parseJsonLine, renderConversation, stripAnsi, systemText } from './text.js';

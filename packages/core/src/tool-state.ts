@@ -1,0 +1,72 @@
+import { QuotaExceededError, RateLimitError, ToolAuthError, ToolUnavailableError, type ToolbridgeError } from './errors.js';
+import type { AuthState, UsageLimits } from './types.js';
+
+/** What the registry last learned about a tool; used to skip tools that cannot answer. */
+export interface ToolState {
+  /** The last login state seen, when, and whether a chat (proof) or a check (`checkAuth`, health) said so. */
+  auth?: AuthState & { observedAt: number; source: 'chat' | 'check' };
+  /** When a chat last succeeded (epoch ms): a check saying "logged out" after it does not outweigh it. */
+  lastSuccessAt?: number;
+  usageLimits?: UsageLimits;
+  /** A rate limit seen on a recent chat: the tool is cooling down until then (epoch ms). */
+  coolDownUntil?: number;
+  coolDownReason?: 'rate_limited' | 'quota_exceeded';
+}
+
+/** Which cached records a lesson makes wrong. */
+export interface StaleRecords {
+  health(toolId: string): void;
+  discovery(toolId: string): void;
+}
+
+/** What chats and checks have taught about each tool: logged out, cooling down, usage windows. */
+export class ToolStates {
+  private readonly states = new Map<string, ToolState>();
+
+  constructor(
+    private readonly stale: StaleRecords,
+    /** Tools whose usage windows come with each answer (Codex's session log, Claude's rate-limit headers). */
+    private readonly hasUsageWindows: (toolId: string) => boolean,
+  ) {}
+
+  of(toolId: string): ToolState {
+    let s = this.states.get(toolId);
+    if (!s) this.states.set(toolId, (s = {}));
+    return s;
+  }
+
+  /** Remember what a failure says about the tool, for later preflight decisions. */
+  learnFrom(toolId: string, error: ToolbridgeError): void {
+    const s = this.of(toolId);
+    if (ToolAuthError.isInstance(error)) {
+      s.auth = { authenticated: false, detail: error.message, observedAt: Date.now(), source: 'chat' };
+      this.stale.health(toolId);
+    } else if (RateLimitError.isInstance(error)) {
+      const wait = (error as RateLimitError).waitMs();
+      if (wait !== undefined && wait > 0) {
+        s.coolDownUntil = Date.now() + wait;
+        s.coolDownReason = QuotaExceededError.isInstance(error) ? 'quota_exceeded' : 'rate_limited';
+      }
+      // Usage windows come from the provider's last answer: this one changed them.
+      this.stale.health(toolId);
+    } else if (ToolUnavailableError.isInstance(error) && (error as ToolbridgeError).details?.notInstalled === true) {
+      // The tool went away since it was detected: the next discovery must not claim it is there.
+      this.stale.discovery(toolId);
+      this.stale.health(toolId);
+    }
+  }
+
+  /** A chat answered: the tool is logged in, whatever an older check said, and it is not cooling down. */
+  learnSuccess(toolId: string): void {
+    const s = this.of(toolId);
+    if (s.auth?.authenticated === false || this.hasUsageWindows(toolId)) this.stale.health(toolId);
+    s.auth = { authenticated: true, observedAt: Date.now(), source: 'chat' };
+    s.lastSuccessAt = Date.now();
+    s.coolDownUntil = undefined;
+  }
+
+  /** A check (`checkAuth`, health) reported the login state. */
+  learnAuth(toolId: string, auth: AuthState): void {
+    this.of(toolId).auth = { ...auth, observedAt: Date.now(), source: 'check' };
+  }
+}

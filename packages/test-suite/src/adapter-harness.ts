@@ -1,0 +1,68 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  collectStream,
+  validateChatRequest,
+  type CallContext,
+  type ChatContext,
+  type ChatRequest,
+  type ChatResult,
+  type StreamEvent,
+  type ToolAdapter,
+  type ToolRequest,
+} from '@toolbridge/core';
+
+export interface DirectCallOptions {
+  /** Continue a native session (what core sends for a `sessionId`). */
+  resume?: ToolRequest['resume'];
+  /** Called with the scratch directory the call used (to check it is gone afterwards). */
+  onScratch?: (dir: string) => void;
+}
+
+/**
+ * Drive one adapter directly, as core does for one turn but without a registry: validate the
+ * request, give the adapter a working directory (the request's `cwd`, else a fresh temporary one)
+ * and a scratch directory, both removed afterwards. For adapter unit tests that look at argv,
+ * stdin and parsing; behaviour across tools is the conformance suite's, through a registry.
+ */
+export async function* adapterStream(
+  adapter: ToolAdapter,
+  input: ChatRequest,
+  ctx: CallContext,
+  options: DirectCallOptions = {},
+): AsyncGenerator<StreamEvent> {
+  const req = await validateChatRequest(input);
+  const ownCwd = req.cwd === undefined ? await mkdtemp(path.join(tmpdir(), `toolbridge-${adapter.id}-cwd-`)) : undefined;
+  let scratch: Promise<string> | undefined;
+  const chatCtx: ChatContext = {
+    ...ctx,
+    cwd: req.cwd ?? ownCwd!,
+    scratchDir: () =>
+      (scratch ??= mkdtemp(path.join(tmpdir(), `toolbridge-${adapter.id}-scratch-`)).then((d) => {
+        options.onScratch?.(d);
+        return d;
+      })),
+  };
+  const request: ToolRequest = {
+    messages: req.messages,
+    ...(req.model !== undefined ? { model: req.model } : {}),
+    ...(req.maxTokens !== undefined ? { maxTokens: req.maxTokens } : {}),
+    ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+    ...(req.permissions !== undefined ? { permissions: req.permissions } : {}),
+    additionalDirs: req.additionalDirs,
+    ...(req.structured ? { responseFormat: req.structured.format } : {}),
+    ...(options.resume ? { resume: options.resume } : {}),
+  };
+  try {
+    yield* adapter.stream(request, chatCtx);
+  } finally {
+    if (scratch) await rm(await scratch, { recursive: true, force: true }).catch(() => undefined);
+    if (ownCwd) await rm(ownCwd, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** `adapterStream` drained to its result. */
+export function adapterChat(adapter: ToolAdapter, input: ChatRequest, ctx: CallContext, options?: DirectCallOptions): Promise<ChatResult> {
+  return collectStream(adapterStream(adapter, input, ctx, options), adapter.name, adapter.id);
+}
