@@ -12,7 +12,6 @@ export default {
   },
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
   globalSetup: '<rootDir>/scripts/jest-global-setup.mjs',
-  setupFiles: ['<rootDir>/scripts/jest-setup-env.mjs'],
   testTimeout: 30000,
   maxWorkers: 2,
   // A leaked handle must fail loudly in CI rather than hang it; runner tests prove no process is left.
