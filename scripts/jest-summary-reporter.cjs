@@ -2,6 +2,8 @@
 // own summary, so CI logs state the count in a runner-neutral form. With
 // TOOLBRIDGE_JEST_SUMMARY set, the counts also go to that file (jest.mjs adds up
 // its runs into the closing line of the whole suite).
+// Jest loads reporters with require(); this file stays CommonJS.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { writeFileSync } = require('node:fs');
 
 class SummaryReporter {
