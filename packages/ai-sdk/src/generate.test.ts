@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { InvalidArgumentError } from '@ai-sdk/provider';
-import { generateObject, generateText, Output, tool } from 'ai';
+import { generateObject, generateText, Output, streamObject, tool } from 'ai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -140,6 +140,19 @@ describe('structured output through Toolbridge JSON-Schema answers', () => {
     const lastUser = machine.ollama.chats.at(-1)!.messages.at(-1)!;
     expect(lastUser.content).toContain('JSON Schema');
     expect(lastUser.content).toContain('"age"');
+  });
+
+  it('streamObject with a schema, and Output.json() for any JSON', async () => {
+    const { provider, machine } = await setup({ ollama: { reply: '{"name":"Ada","age":36}' } });
+    const s = streamObject({ model: provider('ollama'), schema: person, prompt: 'Who?' });
+    const partials = [];
+    for await (const partial of s.partialObjectStream) partials.push(partial);
+    expect(partials.at(-1)).toEqual({ name: 'Ada', age: 36 });
+    expect(await s.object).toEqual({ name: 'Ada', age: 36 });
+    const j = await generateText({ model: provider('ollama'), output: Output.json(), prompt: 'Any JSON' });
+    expect(j.output).toEqual({ name: 'Ada', age: 36 });
+    // Any JSON: no schema in the instruction.
+    expect(machine.ollama.chats.at(-1)!.messages.at(-1)!.content).toContain('single JSON value only');
   });
 
   it('Output.object with generateText, and an answer off the schema fails as the library says (after its one repair turn)', async () => {
