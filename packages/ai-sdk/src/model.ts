@@ -6,7 +6,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
-import type { Toolbridge } from 'toolbridge';
+import { AbortedError, type Toolbridge } from 'toolbridge';
 import { toContent } from './content.js';
 import { toAISDKError, type CallTarget } from './errors.js';
 import { prepareCall, type ModelTarget, type PreparedCall } from './request.js';
@@ -85,7 +85,9 @@ export class ToolbridgeLanguageModel implements LanguageModelV4 {
     const tb = this.instance();
     const call = prepareCall(tb, this.target, options);
     const t = this.target;
-    const signal = options.abortSignal;
+    // Cancelling the stream must stop the tool at once, not when its next event arrives.
+    const cancelled = new AbortController();
+    const signal = options.abortSignal ? AbortSignal.any([options.abortSignal, cancelled.signal]) : cancelled.signal;
     const events: AsyncIterable<ToolbridgeEvent> =
       t.kind === 'tool'
         ? tb.streamWith(t.toolId, call.request, this.options(call, signal))
@@ -95,7 +97,7 @@ export class ToolbridgeLanguageModel implements LanguageModelV4 {
     try {
       first = await iterator.next();
     } catch (error) {
-      throw toAISDKError(error, this.callTarget, signal);
+      throw toAISDKError(error, this.callTarget, options.abortSignal);
     }
 
     const parts = new StreamPartsBuilder(shortId());
@@ -111,13 +113,15 @@ export class ToolbridgeLanguageModel implements LanguageModelV4 {
           if (raw) controller.enqueue({ type: 'raw', rawValue: next.value });
           for (const part of parts.push(next.value)) controller.enqueue(part);
         } catch (error) {
-          if (signal?.aborted) return controller.error(signal.reason);
+          if (cancelled.signal.aborted) return;
+          if (options.abortSignal?.aborted) return controller.error(options.abortSignal.reason);
           controller.enqueue({ type: 'error', error: toAISDKError(error, this.callTarget) });
           controller.close();
         }
       },
       cancel: async () => {
-        await iterator.return?.();
+        cancelled.abort(new AbortedError('The stream was cancelled'));
+        await iterator.return?.().catch(() => undefined);
       },
     });
     return { stream };

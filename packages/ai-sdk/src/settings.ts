@@ -32,10 +32,8 @@ export interface ToolbridgeProviderOptions extends ToolbridgeCallSettings {
 const KEYS = ['cwd', 'additionalDirs', 'permissions', 'timeoutMs', 'sessionId', 'fork'] as const;
 
 function invalid(key: string, message: string): InvalidArgumentError {
-  return new InvalidArgumentError({
-    argument: `providerOptions.toolbridge.${key}`,
-    message: `providerOptions.toolbridge.${key} ${message}`,
-  });
+  const argument = key ? `providerOptions.toolbridge.${key}` : 'providerOptions.toolbridge';
+  return new InvalidArgumentError({ argument, message: `${argument} ${message}` });
 }
 
 /**
