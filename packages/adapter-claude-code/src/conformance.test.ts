@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { describeAdapterConformance, makeTempDir, pathWith, pathWithout } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, pathWithout } from '@toolbridge/test-suite';
+import { describeAdapterConformance } from '@toolbridge/test-suite/conformance';
 import { createClaudeCodeAdapter } from './index.js';
 import { capture, writeFakeClaude, type FakeClaudeSpec } from './testing/fake-claude.js';
 

@@ -1,4 +1,5 @@
-import { describeAdapterConformance, pathWithout, type ConformanceScenario } from '@toolbridge/test-suite';
+import { pathWithout } from '@toolbridge/test-suite';
+import { describeAdapterConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
 import { createCodexAdapter } from './adapter.js';
 import { fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';
 

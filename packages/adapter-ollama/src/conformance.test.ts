@@ -1,4 +1,4 @@
-import { describeAdapterConformance } from '@toolbridge/test-suite';
+import { describeAdapterConformance } from '@toolbridge/test-suite/conformance';
 import { createOllamaAdapter } from './adapter.js';
 import { closedPort, startFakeOllama } from './testing/fake-ollama.js';
 

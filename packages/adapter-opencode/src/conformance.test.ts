@@ -1,4 +1,5 @@
-import { describeAdapterConformance, makeTempDir, pathWithout } from '@toolbridge/test-suite';
+import { makeTempDir, pathWithout } from '@toolbridge/test-suite';
+import { describeAdapterConformance } from '@toolbridge/test-suite/conformance';
 import { createOpenCodeAdapter } from './index.js';
 import { capture } from './testing/captures.js';
 import { makeFakeOpenCode, type FakeOpenCodeSpec } from './testing/fake-opencode.js';
