@@ -7,7 +7,7 @@ const reply = 'Hello! How can I help you today?';
 describeAdapterConformance('ollama', {
   expectedText: reply,
   // Ollama has no login.
-  skip: ['unauthenticated'],
+  scenarios: ['ok', 'missing', 'hang', 'stall', 'rate-limited'],
   async setup(scenario) {
     // The host comes from OLLAMA_HOST in `host:port` form, as users set it.
     if (scenario === 'missing') {
@@ -17,6 +17,7 @@ describeAdapterConformance('ollama', {
     if (scenario === 'hang') {
       for (const route of ['/api/version', '/api/tags', '/api/chat', '/api/generate'] as const) fake.set(route, { kind: 'hang' });
     }
+    if (scenario === 'stall') fake.set('/api/chat', { kind: 'stall', afterChunks: 2 });
     if (scenario === 'rate-limited') {
       fake.set('/api/chat', { kind: 'status', status: 429, error: 'too many requests', headers: { 'Retry-After': '2' } });
     }
