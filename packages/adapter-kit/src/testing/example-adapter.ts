@@ -63,8 +63,10 @@ export function createEchoAgentAdapter(command = 'echo-agent'): ToolAdapter {
                 exitCode: 0,
               },
             };
-          else if (e?.type === 'text') (yield { type: 'delta', text: String(e.text) } as const, (text += String(e.text)));
-          else if (e?.type === 'error') throw failure(Number(e.status), String(e.message));
+          else if (e?.type === 'text') {
+            text += String(e.text);
+            yield { type: 'delta', text: String(e.text) };
+          } else if (e?.type === 'error') throw failure(Number(e.status), String(e.message));
           else if (e?.type === 'done') {
             const usage = e.usage as { in: number; out: number };
             yield {
