@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { createCallContext, createRegistry, InvalidRequestError, type ChatRequest, type ToolbridgeConfig } from '@toolbridge/core';
-import { adapterChat } from '@toolbridge/test-suite';
+import {
+  createCallContext,
+  createRegistry,
+  InvalidRequestError,
+  TimeoutError,
+  type ChatRequest,
+  type ToolbridgeConfig,
+} from '@toolbridge/core';
+import { adapterChat, waitFor } from '@toolbridge/test-suite';
 import { createOllamaAdapter } from './adapter.js';
 import { startFakeOllama, type FakeOllama } from './testing/fake-ollama.js';
 
@@ -134,6 +141,19 @@ describe('images to a chat', () => {
       message: expect.stringContaining('"qwen3:14b" cannot take images'),
     });
     expect(fake.chats).toHaveLength(0);
+  });
+
+  it('a /api/show that never answers: the call deadline ends the chat, and the lookup gives up on its own bound', async () => {
+    fake.set('/api/show', { kind: 'hang' });
+    const adapter = createOllamaAdapter({ probeTimeoutMs: 400 });
+    const ctx = createCallContext({ config: { ollamaHost: fake.url }, env: {}, toolId: 'ollama' }, { timeoutMs: 150 }).ctx;
+    await expect(adapterChat(adapter, withImages(), ctx)).rejects.toBeInstanceOf(TimeoutError);
+    await waitFor(() => shows()[0]?.closedEarly === true, 3000, 'the show request to close');
+    expect(fake.chats).toHaveLength(0);
+    // A failed lookup is not kept: the next chat asks again.
+    fake.set('/api/show', { kind: 'ok' });
+    await adapterChat(adapter, withImages(), ctxFor());
+    expect(shows()).toHaveLength(2);
   });
 
   it('to a model Ollama does not have: the model-not-found error, with the installed ones', async () => {
