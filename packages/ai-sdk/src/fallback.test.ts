@@ -4,7 +4,7 @@ import { waitForPidsGone } from '@toolbridge/test-suite';
 import { generateText, streamText, type TextStreamPart, type ToolSet } from 'ai';
 import { ProviderExecutionError } from 'toolbridge';
 import { useProviderFixture } from './testing/fixture.js';
-import { scriptedAdapter } from './testing/scripted-adapter.js';
+import { scriptedAdapter } from '@toolbridge/test-suite';
 
 const { setup } = useProviderFixture();
 

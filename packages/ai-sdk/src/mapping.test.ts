@@ -3,7 +3,7 @@ import { generateText, type ModelMessage } from 'ai';
 import { toFinishReason, toUsage } from './result.js';
 import { StreamPartsBuilder } from './stream-parts.js';
 import { useProviderFixture } from './testing/fixture.js';
-import { scriptedAdapter } from './testing/scripted-adapter.js';
+import { scriptedAdapter } from '@toolbridge/test-suite';
 
 const { setup } = useProviderFixture();
 

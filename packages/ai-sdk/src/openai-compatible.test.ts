@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { startServer, type RunningBridge } from '@toolbridge/bridge';
-import { makeFakeMachine, type FakeMachine } from '@toolbridge/test-suite';
+import { makeFakeMachine, type FakeMachine } from 'toolbridge/testing';
 import { generateText, streamText } from 'ai';
 import './testing/fixture.js';
 

@@ -3,8 +3,7 @@ import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitForPidsGone
 import { generateText, streamText } from 'ai';
 import path from 'node:path';
 import { createClaudeCodeAdapter } from 'toolbridge';
-// The Claude Code adapter's mock Messages API (test code of that package, not part of its API).
-import { startMockAnthropic, type MockAnthropicServer } from '../../adapter-claude-code/src/testing/mock-anthropic.js';
+import { startMockAnthropic, type MockAnthropicServer } from '@toolbridge/adapter-claude-code/testing';
 import { createToolbridge, type ToolbridgeProvider } from './index.js';
 import './testing/fixture.js';
 

@@ -3,7 +3,7 @@ import { waitForPidsGone } from '@toolbridge/test-suite';
 import { readUIMessageStream, streamText, type TextStreamPart, type ToolSet, type UIMessage } from 'ai';
 import type { Activity } from 'toolbridge';
 import { useProviderFixture } from './testing/fixture.js';
-import { scriptedAdapter } from './testing/scripted-adapter.js';
+import { scriptedAdapter } from '@toolbridge/test-suite';
 
 const { setup } = useProviderFixture();
 type Part = TextStreamPart<ToolSet>;

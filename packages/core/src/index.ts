@@ -62,7 +62,14 @@ export type {
   UsageWindow,
   WarmLoad,
 } from './types.js';
-export { ATTEMPT_REASONS, IMAGE_MEDIA_TYPES, PERMISSION_LEVELS, SESSION_ID_PATTERN } from './wire/chat.js';
+export {
+  ACTIVITY_KINDS,
+  ACTIVITY_STATUSES,
+  ATTEMPT_REASONS,
+  IMAGE_MEDIA_TYPES,
+  PERMISSION_LEVELS,
+  SESSION_ID_PATTERN,
+} from './wire/chat.js';
 export { LIMITS, MAX_TIMER_MS } from './limits.js';
 
 // Errors

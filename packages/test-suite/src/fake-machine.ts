@@ -1,21 +1,10 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { makeTempDir, pathWithout, writeFakeBin } from './fake-bin.js';
-import { startFakeOllama, type FakeOllama, type FakeOllamaOptions } from './fake-ollama.js';
 import { processesWithEnv } from './processes.js';
 
-/** Raw stdout/stderr of the real CLIs, recorded byte for byte (see captures/README.md). */
-export const CAPTURES_DIR = fileURLToPath(new URL('../captures/', import.meta.url));
-
-/** The text of one recording in CAPTURES_DIR. */
-export function readCapture(name: string): Promise<string> {
-  return readFile(path.join(CAPTURES_DIR, name), 'utf8');
-}
-
-const cap = (name: string) => path.join(CAPTURES_DIR, name);
-
-interface Route {
+/** What a fake CLI answers to one argv prefix (in one mode). */
+export interface FakeRoute {
   argv: string[];
   /** Only in this mode (default: any). */
   mode?: string;
@@ -34,60 +23,32 @@ interface Route {
   delayMs?: number;
 }
 
-export type FakeCli = 'codex' | 'claude' | 'opencode';
 /**
- * `ok`, logged out, a failing run, a run that never ends, one that never ends and has a
- * helper child, a slow (streaming) run, a run that prints without end.
+ * A fake CLI, declared by its adapter package from that package's own recordings of the real
+ * tool: the binary's name, its routes (first match wins), and the subcommands that do not read
+ * stdin (probes, logins); every other run reads its prompt from stdin until EOF, as agents do.
  */
-export type FakeMode = 'ok' | 'logged_out' | 'fail' | 'hang' | 'hang-tree' | 'slow' | 'flood';
+export interface FakeCliDefinition {
+  bin: string;
+  routes: FakeRoute[];
+  noStdin: string[];
+  /** Variables the tool reads, pointed into the machine's HOME (e.g. `CODEX_HOME`). */
+  env?: (home: string) => Record<string, string>;
+}
 
-/** What each fake CLI answers, by argv prefix and the mode in `<bin>.mode`. */
-const ROUTES: Record<FakeCli, Route[]> = {
-  codex: [
-    { argv: ['--version'], stdoutFile: cap('codex-version.out') },
-    { argv: ['login', 'status'], mode: 'logged_out', stderrFile: cap('codex-login-status.err'), exitCode: 1 },
-    { argv: ['login', 'status'], stderr: 'Logged in using ChatGPT\n' },
-    { argv: ['login'], stderrFile: cap('codex-login-notty.err'), hang: true },
-    { argv: ['exec'], mode: 'fail', stdoutFile: cap('codex-err.out'), stderrFile: cap('codex-err.err'), exitCode: 1 },
-    { argv: ['exec'], mode: 'hang', stdout: '{"type":"thread.started","thread_id":"t"}\n{"type":"turn.started"}\n', hang: true },
-    { argv: ['exec'], mode: 'hang-tree', stdout: '{"type":"thread.started","thread_id":"t"}\n', hang: true, child: true },
-    {
-      argv: ['exec'],
-      mode: 'flood',
-      stdout: '{"type":"thread.started","thread_id":"t"}\n{"type":"turn.started"}\n',
-      floodLine: '{"type":"item.completed","item":{"id":"item_0","type":"reasoning","text":"thinking..."}}\n',
-    },
-    { argv: ['exec'], mode: 'slow', stdoutFile: cap('codex-mock.out'), stderrFile: cap('codex-mock.err'), delayMs: 300 },
-    { argv: ['exec'], stdoutFile: cap('codex-mock.out'), stderrFile: cap('codex-mock.err') },
-  ],
-  claude: [
-    { argv: ['--version'], stdoutFile: cap('claude-version.out') },
-    // No capture of a logged-out `claude auth status` exists; this is its documented shape (cli-facts.md).
-    {
-      argv: ['auth', 'status'],
-      mode: 'logged_out',
-      stdout: '{\n  "loggedIn": false,\n  "authMethod": "none",\n  "apiProvider": "firstParty"\n}\n',
-      exitCode: 1,
-    },
-    { argv: ['auth', 'status'], stdoutFile: cap('claude-auth-status-apikey.out') },
-    { argv: ['-p'], mode: 'logged_out', stdoutFile: cap('claude-p-stream.out'), exitCode: 1 },
-    { argv: ['-p'], mode: 'hang', hang: true },
-    { argv: ['-p'], mode: 'hang-tree', hang: true, child: true },
-    { argv: ['-p'], stdoutFile: cap('claude-mock-stream.out') },
-  ],
-  opencode: [
-    { argv: ['--version'], stdoutFile: cap('opencode-version.out') },
-    { argv: ['models'], stdoutFile: cap('opencode-models.out') },
-    { argv: ['auth', 'list'], stdoutFile: cap('opencode-auth-list.out') },
-    { argv: ['run'], mode: 'fail', stdoutFile: cap('oc-err.out'), stderrFile: cap('oc-err.err'), exitCode: 1 },
-    { argv: ['run'], mode: 'hang', hang: true },
-    { argv: ['run'], mode: 'hang-tree', hang: true, child: true },
-    { argv: ['run'], stdoutFile: cap('oc-mock.out') },
-  ],
-};
+/** A service a machine runs beside its CLIs (e.g. an in-test Ollama), with the env that points at it. */
+export interface FakeService {
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
 
-function script(bin: FakeCli, binDir: string): string {
-  const spec = { routes: ROUTES[bin], modeFile: path.join(binDir, `${bin}.mode`), logFile: path.join(binDir, `${bin}.log`) };
+function script(cli: FakeCliDefinition, binDir: string): string {
+  const spec = {
+    routes: cli.routes,
+    noStdin: cli.noStdin,
+    modeFile: path.join(binDir, `${cli.bin}.mode`),
+    logFile: path.join(binDir, `${cli.bin}.log`),
+  };
   return `
 const fs = require('fs');
 const spec = ${JSON.stringify(spec)};
@@ -115,8 +76,7 @@ const run = async () => {
   } else if (route.hang) setInterval(() => {}, 1000);
   else process.exitCode = route.exitCode || 0;
 };
-// Login and probe commands do not read stdin; agents read the prompt until EOF.
-if (argv[0] === 'login' || argv[0] === '--version' || argv[0] === 'auth' || argv[0] === 'models') run();
+if (spec.noStdin.includes(argv[0])) run();
 else { process.stdin.on('data', (c) => (input += c)); process.stdin.on('end', run); }
 `;
 }
@@ -130,47 +90,45 @@ export interface FakeRun {
 }
 
 export interface FakeMachine {
-  /** Environment for a registry or bridge: PATH with only the fakes and Node, a fresh HOME, OLLAMA_HOST. */
+  /** Environment for a registry or bridge: PATH with only the fakes and Node, a fresh HOME, the services' variables. */
   env: NodeJS.ProcessEnv;
-  ollama: FakeOllama;
-  /** Change how a fake CLI behaves from its next run on. */
-  setMode(bin: FakeCli, mode: FakeMode): Promise<void>;
+  /** Change how a fake CLI behaves from its next run on (`ok` and the modes its routes name). */
+  setMode(bin: string, mode: string): Promise<void>;
   /** Every run of a fake so far. */
-  runs(bin: FakeCli): Promise<FakeRun[]>;
+  runs(bin: string): Promise<FakeRun[]>;
   /** Pids of every process running with this machine's environment (fake tools and their children), now. */
   livePids(): number[];
   cleanup(): Promise<void>;
 }
 
 /**
- * A throwaway machine with all four tools: fake `codex`, `claude` and
- * `opencode` first on PATH (replaying the real tools' recorded output), a fresh
- * HOME with the tools' config dirs in it, and an in-test Ollama server. Only the
- * CLIs in `bins` are installed (default all three).
+ * A throwaway machine: the given fake CLIs first on PATH (replaying their adapters' recordings of
+ * the real tools), a fresh HOME with the tools' config dirs, and the given services. The test kit
+ * knows no tool: adapters declare their fakes, `toolbridge/testing` assembles the default machine.
  */
-export async function makeFakeMachine(options: { bins?: readonly FakeCli[]; ollama?: FakeOllamaOptions } = {}): Promise<FakeMachine> {
+export async function makeFakeMachine(options: {
+  clis: readonly FakeCliDefinition[];
+  services?: readonly FakeService[];
+}): Promise<FakeMachine> {
   const tmp = await makeTempDir('toolbridge-machine-');
   const binDir = path.join(tmp.dir, 'bin');
   const home = path.join(tmp.dir, 'home');
   await mkdir(home, { recursive: true });
   await mkdir(binDir, { recursive: true });
-  for (const bin of options.bins ?? (['codex', 'claude', 'opencode'] as const)) await writeFakeBin(binDir, bin, script(bin, binDir));
-  const ollama = await startFakeOllama(options.ollama);
+  for (const cli of options.clis) await writeFakeBin(binDir, cli.bin, script(cli, binDir));
   const env: NodeJS.ProcessEnv = {
     PATH: [binDir, pathWithout()].join(path.delimiter),
     HOME: home,
-    CODEX_HOME: path.join(home, '.codex'),
-    CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
     XDG_DATA_HOME: path.join(home, '.local', 'share'),
     XDG_CONFIG_HOME: path.join(home, '.config'),
     XDG_CACHE_HOME: path.join(home, '.cache'),
     XDG_STATE_HOME: path.join(home, '.local', 'state'),
     TMPDIR: tmp.dir,
-    OLLAMA_HOST: ollama.url,
   };
+  for (const cli of options.clis) Object.assign(env, cli.env?.(home));
+  for (const s of options.services ?? []) Object.assign(env, s.env);
   return {
     env,
-    ollama,
     setMode: (bin, mode) => writeFile(path.join(binDir, `${bin}.mode`), mode),
     livePids: () => processesWithEnv(`HOME=${home}`),
     async runs(bin) {
@@ -181,7 +139,7 @@ export async function makeFakeMachine(options: { bins?: readonly FakeCli[]; olla
         .map((l) => JSON.parse(l) as FakeRun);
     },
     async cleanup() {
-      await ollama.close();
+      for (const s of options.services ?? []) await s.close();
       await tmp.cleanup();
     },
   };

@@ -1,6 +1,6 @@
 import { afterEach } from '@jest/globals';
-import { makeFakeMachine, type FakeCli, type FakeMachine } from '@toolbridge/test-suite';
-import type { FakeOllamaOptions } from '@toolbridge/test-suite';
+import type { FakeOllamaOptions } from '@toolbridge/adapter-ollama/testing';
+import { makeFakeMachine, type FakeCli, type FakeMachine } from 'toolbridge/testing';
 import type { ToolAdapter } from 'toolbridge';
 import { createToolbridge, type ToolbridgeProvider, type ToolbridgeProviderSettings } from '../provider.js';
 
