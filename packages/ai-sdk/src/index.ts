@@ -5,4 +5,3 @@
 export { createToolbridge, toolbridge, type ToolbridgeProvider, type ToolbridgeProviderSettings } from './provider.js';
 export { ToolbridgeLanguageModel } from './model.js';
 export type { ToolbridgeCallSettings, ToolbridgeFallbackSettings, ToolbridgeProviderOptions } from './settings.js';
-export { parseModelId, type ModelRef } from './model-id.js';

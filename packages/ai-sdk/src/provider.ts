@@ -3,10 +3,10 @@ import {
   closeDefaultToolbridge,
   createToolbridge as createLibrary,
   getDefaultToolbridge,
+  parseModelId,
   type Toolbridge,
   type ToolbridgeOptions,
 } from 'toolbridge';
-import { parseModelId } from './model-id.js';
 import { ToolbridgeLanguageModel } from './model.js';
 import type { ToolbridgeCallSettings, ToolbridgeFallbackSettings } from './settings.js';
 

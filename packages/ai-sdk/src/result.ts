@@ -1,37 +1,19 @@
 import type { JSONObject, LanguageModelV4FinishReason, LanguageModelV4Usage, SharedV4ProviderMetadata } from '@ai-sdk/provider';
-import type { Attempt, ChatResponse, FallbackChatResponse, Usage } from 'toolbridge';
+import { usageTotals, type Attempt, type ChatResponse, type FallbackChatResponse, type Usage } from 'toolbridge';
 
 /**
- * Tool-specific integer counts as the AI SDK's usage. The sums follow the bridge's
- * `toOpenAIUsage`: Codex counts cached input inside `input_tokens` (`cached_input_tokens` is a
- * part of it), Claude Code counts cache reads and writes beside it. Counts a tool does not report
- * stay `undefined` rather than a made-up 0; `raw` keeps the tool's own keys.
+ * Tool-specific integer counts as the AI SDK's usage (core's usageTotals reads the tools' own keys,
+ * as the bridge's OpenAI usage does). Counts a tool does not report stay `undefined` rather than a
+ * made-up 0; `raw` keeps the tool's own keys.
  */
 export function toUsage(usage: Usage | undefined): LanguageModelV4Usage {
-  const u = usage ?? {};
-  const n = (key: string) => (typeof u[key] === 'number' && Number.isFinite(u[key]) && u[key]! >= 0 ? u[key] : undefined);
-  const sum = (...values: Array<number | undefined>) =>
-    values.some((v) => v !== undefined) ? values.reduce<number>((a, v) => a + (v ?? 0), 0) : undefined;
-  const input = n('input_tokens');
-  const cacheReadBeside = n('cache_read_input_tokens');
-  const cacheWrite = n('cache_creation_input_tokens') ?? n('cache_write_input_tokens');
-  const total = sum(input, cacheReadBeside, n('cache_creation_input_tokens'));
-  const cacheRead = sum(n('cached_input_tokens'), cacheReadBeside);
-  const output = n('output_tokens');
-  const reasoning = n('reasoning_output_tokens');
+  const t = usageTotals(usage);
+  const minus = (a: number | undefined, ...b: Array<number | undefined>) =>
+    a === undefined ? undefined : a - b.reduce<number>((s, v) => s + (v ?? 0), 0);
   return {
-    inputTokens: {
-      total,
-      noCache: total === undefined ? undefined : total - (cacheRead ?? 0) - (n('cache_creation_input_tokens') ?? 0),
-      cacheRead,
-      cacheWrite,
-    },
-    outputTokens: {
-      total: output,
-      text: output !== undefined && reasoning !== undefined ? output - reasoning : undefined,
-      reasoning,
-    },
-    raw: { ...u },
+    inputTokens: { total: t.input, noCache: minus(t.input, t.cacheRead, t.cacheWrite), cacheRead: t.cacheRead, cacheWrite: t.cacheWrite },
+    outputTokens: { total: t.output, text: t.reasoning === undefined ? undefined : minus(t.output, t.reasoning), reasoning: t.reasoning },
+    raw: { ...(usage ?? {}) },
   };
 }
 
