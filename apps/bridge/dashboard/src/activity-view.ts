@@ -22,7 +22,9 @@ function step(a: ReturnType<typeof activityView>): HTMLElement {
       ? el(
           'ul',
           { class: 'changes' },
-          ...a.changes.map((c) => el('li', {}, el('code', {}, c.path), ' ', el('span', { class: `tag change-${c.kind}` }, CHANGE_SIGNS[c.kind] ?? c.kind))),
+          ...a.changes.map((c) =>
+            el('li', {}, el('code', {}, c.path), ' ', el('span', { class: `tag change-${c.kind}` }, CHANGE_SIGNS[c.kind] ?? c.kind)),
+          ),
         )
       : null,
     a.plan.length

@@ -12,7 +12,11 @@ export function attemptsTable(attempts: Attempt[]): HTMLElement {
     { class: 'attempts' },
     el('caption', {}, 'Attempts, in order'),
     el('thead', {}, el('tr', {}, ...ATTEMPT_COLUMNS.map((c) => el('th', { scope: 'col' }, c)))),
-    el('tbody', {}, ...attempts.map((a) => el('tr', { class: `outcome-${a.outcome}` }, ...attemptRow(a).map((cell) => el('td', {}, cell))))),
+    el(
+      'tbody',
+      {},
+      ...attempts.map((a) => el('tr', { class: `outcome-${a.outcome}` }, ...attemptRow(a).map((cell) => el('td', {}, cell)))),
+    ),
   );
 }
 
@@ -43,6 +47,10 @@ export function renderDone(result: HTMLElement, answer: HTMLElement, done: ChatD
 
 /** An error text (the envelope's code and message), with the attempts that led to it. */
 export function renderError(error: HTMLElement, result: HTMLElement, text: string, attempts?: Attempt[], details?: string[]): void {
-  replaceChildren(error, el('p', {}, text), details?.length ? el('ul', { class: 'error-details' }, ...details.map((d) => el('li', {}, d))) : null);
+  replaceChildren(
+    error,
+    el('p', {}, text),
+    details?.length ? el('ul', { class: 'error-details' }, ...details.map((d) => el('li', {}, d))) : null,
+  );
   if (attempts?.length) result.append(attemptsTable(attempts));
 }

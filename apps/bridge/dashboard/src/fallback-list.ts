@@ -26,7 +26,13 @@ export function renderFallbackList(list: HTMLOListElement, input: FallbackListIn
         const atEnd = delta < 0 ? index === 0 : index === order.length - 1;
         const b = el(
           'button',
-          { type: 'button', class: 'small', 'aria-label': `Move ${tool.name} ${label}`, 'data-focus-key': `${label}-${id}`, disabled: atEnd },
+          {
+            type: 'button',
+            class: 'small',
+            'aria-label': `Move ${tool.name} ${label}`,
+            'data-focus-key': `${label}-${id}`,
+            disabled: atEnd,
+          },
           text,
         );
         b.addEventListener('click', () => onMove(index, delta));

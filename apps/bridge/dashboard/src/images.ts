@@ -21,7 +21,8 @@ export interface ImageFile {
 export function imageProblem(files: readonly ImageFile[], alreadyAttached = 0): string | undefined {
   if (files.length + alreadyAttached > MAX_IMAGES) return `At most ${MAX_IMAGES} images per message (the bridge's limit).`;
   for (const f of files) {
-    if (!IMAGE_MEDIA_TYPES.includes(f.type)) return `${f.name} is not a PNG, JPEG, GIF or WebP image (it is ${f.type || 'of unknown type'}).`;
+    if (!IMAGE_MEDIA_TYPES.includes(f.type))
+      return `${f.name} is not a PNG, JPEG, GIF or WebP image (it is ${f.type || 'of unknown type'}).`;
     if (f.size > MAX_IMAGE_BYTES)
       return `${f.name} is ${formatBytes(f.size)}; the bridge takes images up to ${formatBytes(MAX_IMAGE_BYTES)}.`;
     if (f.size === 0) return `${f.name} is empty.`;

@@ -157,7 +157,15 @@ export class SessionsPanel {
 
 function entry(e: TranscriptEntry, at: (iso: string) => string): HTMLElement {
   if (e.type === 'change')
-    return el('li', { class: 'tool-change' }, 'Handed over from ', el('strong', {}, e.from), ' to ', el('strong', {}, e.to), ` · ${at(e.at)}`);
+    return el(
+      'li',
+      { class: 'tool-change' },
+      'Handed over from ',
+      el('strong', {}, e.from),
+      ' to ',
+      el('strong', {}, e.to),
+      ` · ${at(e.at)}`,
+    );
   return el(
     'li',
     { class: `message role-${e.role}` },

@@ -35,9 +35,7 @@ export function transcriptEntries(detail: Pick<SessionDetail, 'messages' | 'tool
     entries.push({ entry: { type: 'change', from: c.from, to: c.to, at: c.at }, time: Date.parse(c.at), rank: 0, index }),
   );
   const timeOf = (t: number) => (Number.isFinite(t) ? t : 0);
-  return entries
-    .sort((a, b) => timeOf(a.time) - timeOf(b.time) || a.rank - b.rank || a.index - b.index)
-    .map((e) => e.entry);
+  return entries.sort((a, b) => timeOf(a.time) - timeOf(b.time) || a.rank - b.rank || a.index - b.index).map((e) => e.entry);
 }
 
 /** Most recently used first (the bridge already sends them so; a page-side sort keeps it true after a local change). */
