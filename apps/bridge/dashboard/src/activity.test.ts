@@ -30,7 +30,7 @@ describe('activityView', () => {
       id: 'x',
       kind: 'command',
       status: 'failed',
-      title: 'npm test',
+      title: 'Run tests',
       command: 'npm test',
       exitCode: 1,
       outputTail: 'FAIL',
@@ -41,6 +41,8 @@ describe('activityView', () => {
       { label: 'Output (last lines)', text: 'FAIL' },
     ]);
     expect(timelineSummary([{ id: 'x', kind: 'command', status: 'failed', title: '' }])).toBe('1 step, 1 failed');
+    // A title that is the command itself is not repeated below it.
+    expect(activityView({ id: 'y', kind: 'command', status: 'completed', title: 'ls', command: 'ls' }).blocks).toEqual([]);
   });
 
   it('shows file changes, MCP tool calls, searches, plans and unknown steps', () => {

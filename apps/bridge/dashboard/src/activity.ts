@@ -74,7 +74,8 @@ export function activityView(a: Activity): ActivityView {
   let text: string | undefined;
   switch (a.kind) {
     case 'command':
-      if (a.command) blocks.push({ label: 'Command', text: cut(a.command) });
+      // The title often is the command itself; then it is not repeated.
+      if (a.command && a.command !== a.title) blocks.push({ label: 'Command', text: cut(a.command) });
       if (typeof a.exitCode === 'number') facts.push(['Exit code', String(a.exitCode)]);
       if (a.outputTail) blocks.push({ label: 'Output (last lines)', text: cut(a.outputTail) });
       break;
