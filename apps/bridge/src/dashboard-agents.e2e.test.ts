@@ -178,6 +178,14 @@ describe('dashboard agent features in Chromium', () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await expect(text('#chat-error')).resolves.toMatch(/^The JSON schema is not valid JSON/);
 
+    // The tool's answer does not match (population is a number): one repair turn, then the 502 with the validation errors.
+    await page.getByLabel('JSON schema').fill('{"type": "object", "properties": {"population": {"type": "string"}}}');
+    await send();
+    await expect(text('#chat-error')).resolves.toMatch(
+      /^provider_execution_failed: Codex did not answer with JSON matching the requested schema \(after one repair turn\)/,
+    );
+    await expect(page.locator('#chat-error .error-details li').allInnerTexts()).resolves.toEqual(['/population: must be string']);
+
     await page.getByLabel('JSON schema').fill('{"type": "object", "required": ["city"], "properties": {"city": {"type": "string"}}}');
     await send();
     await expect(page.locator('#chat-object').innerText()).resolves.toBe(JSON.stringify(CITY, null, 2));
@@ -204,6 +212,20 @@ describe('dashboard agent features in Chromium', () => {
     await expect(page.locator('#images-list li').count()).resolves.toBe(0);
   });
 
+  it('shows markup in a prompt and an answer as text, and keeps prompts out of the bridge log', async () => {
+    const prompt = 'Say <b>hi</b> & <img src=x>';
+    await page.getByLabel('Prompt').fill(prompt);
+    await send();
+    await expect(page.locator('#chat-answer').innerText()).resolves.toBe(`codex heard: ${prompt}`);
+    await expect(page.locator('#chat-answer b, #chat-answer img').count()).resolves.toBe(0);
+    const row = sessionRows().filter({ hasText: prompt });
+    await expect(row.getByRole('button').innerText()).resolves.toBe(prompt);
+    await expect(row.locator('b, img').count()).resolves.toBe(0);
+    const logged = JSON.stringify(bridge.logs);
+    expect(logged).not.toContain('Run the tests and fix what fails');
+    expect(logged).not.toContain('<b>hi</b>');
+  });
+
   it('broke no CSP rule, loaded nothing from elsewhere, and leaves the README screenshot', async () => {
     // The last view: an agent's answer with its timeline, and the handed-over session open.
     await page.getByLabel('Prompt').fill('Run the tests and fix what fails');
@@ -214,8 +236,8 @@ describe('dashboard agent features in Chromium', () => {
     const origin = new URL(bridge.url).origin;
     expect(requests.map((r) => r.url()).filter((u) => new URL(u).origin !== origin)).toEqual([]);
     expect(pageErrors).toEqual([]);
-    // The 400 of the invalid schema is logged by Chromium; nothing else may be.
-    expect(consoleErrors.filter((m) => !/status of 400/.test(m))).toEqual([]);
+    // The 400 of the invalid schema and the 502 of the mismatch are logged by Chromium; nothing else may be.
+    expect(consoleErrors.filter((m) => !/status of (400|502)/.test(m))).toEqual([]);
     await page.evaluate('window.scrollTo(0, 0)');
     await mkdir(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });

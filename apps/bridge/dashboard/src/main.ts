@@ -159,7 +159,10 @@ forgetToken.addEventListener('click', () => {
   askForToken('The token was removed from this tab. Enter it again to go on.');
 });
 
-refreshButton.addEventListener('click', () => void refresh(true));
+refreshButton.addEventListener('click', () => {
+  void refresh(true);
+  void sessionsPanel.load();
+});
 
 setInterval(() => {
   if (autoRefresh.checked && !document.hidden) void refresh(false);
