@@ -176,7 +176,10 @@ describe('dashboard agent features in Chromium', () => {
     await expect(text('#chat-error')).resolves.toMatch(/^invalid_request: responseFormat\.schema is not a valid JSON Schema/);
     await page.getByLabel('JSON schema').fill('not json');
     await page.getByRole('button', { name: 'Send' }).click();
-    await expect(text('#chat-error')).resolves.toMatch(/^The JSON schema is not valid JSON/);
+    await page
+      .locator('#chat-error')
+      .getByText(/^The JSON schema is not valid JSON/)
+      .waitFor();
 
     // The tool's answer does not match (population is a number): one repair turn, then the 502 with the validation errors.
     await page.getByLabel('JSON schema').fill('{"type": "object", "properties": {"population": {"type": "string"}}}');
@@ -201,8 +204,10 @@ describe('dashboard agent features in Chromium', () => {
     await writeFile(huge, Buffer.alloc(11 * 1024 * 1024));
     await input.setInputFiles(huge);
     await files.cleanup();
-    await expect(text('#images-error')).resolves.toBe('huge.png is 11 MB; the bridge takes images up to 10 MB.');
+    await page.locator('#images-error').getByText('huge.png is 11 MB; the bridge takes images up to 10 MB.', { exact: true }).waitFor();
     await input.setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: PNG });
+    // Reading the file is asynchronous: wait for its row.
+    await page.locator('#images-list li').waitFor();
     await expect(text('#images-list')).resolves.toMatch(/^dot\.png 70 B Remove/);
     await page.getByLabel('Prompt').fill('What is in this picture?');
     await send();

@@ -22,6 +22,11 @@ const tokenRefused = (e: unknown) => e instanceof ApiError && isTokenFailure(e.f
 export class SessionsPanel {
   private sessions: SessionSummary[] = [];
   private openId?: string;
+  /** `updatedAt` of the open session as shown: a reload redraws it only when it changed (keeps a pending delete confirmation). */
+  private shownUpdatedAt?: string;
+  /** Only the latest request of each kind may draw: an older answer arriving late is dropped. */
+  private listTicket = 0;
+  private openTicket = 0;
 
   private readonly list = byId('sessions-list');
   private readonly detail = byId('session-detail');
@@ -32,13 +37,16 @@ export class SessionsPanel {
   }
 
   async load(): Promise<void> {
+    const ticket = ++this.listTicket;
     try {
       const { sessions } = await getJson<{ sessions: SessionSummary[] }>('/sessions');
+      if (ticket !== this.listTicket) return;
       this.sessions = byRecentUse(sessions);
       this.status.textContent = this.sessions.length ? '' : 'No sessions yet: every chat starts one.';
       this.renderList();
-      if (this.openId && !this.sessions.some((s) => s.id === this.openId)) this.close();
-      else if (this.openId) await this.open(this.openId);
+      const open = this.sessions.find((s) => s.id === this.openId);
+      if (this.openId && !open) this.close();
+      else if (open && open.updatedAt !== this.shownUpdatedAt) await this.open(open.id);
     } catch (e) {
       if (!tokenRefused(e)) this.status.textContent = `Loading sessions failed: ${errorText(e)}`;
     }
@@ -79,18 +87,23 @@ export class SessionsPanel {
 
   private close(): void {
     this.openId = undefined;
+    this.shownUpdatedAt = undefined;
+    this.openTicket++;
     this.detail.replaceChildren();
     this.renderList();
   }
 
   async open(id: string): Promise<void> {
+    const ticket = ++this.openTicket;
     try {
       const session = await getJson<SessionDetail>(`/sessions/${encodeURIComponent(id)}`);
+      if (ticket !== this.openTicket) return;
       this.openId = id;
+      this.shownUpdatedAt = session.updatedAt;
       this.renderList();
       this.renderDetail(session);
     } catch (e) {
-      if (tokenRefused(e)) return;
+      if (tokenRefused(e) || ticket !== this.openTicket) return;
       replaceChildren(this.detail, el('p', { class: 'error', role: 'alert' }, `Opening the session failed: ${errorText(e)}`));
     }
   }
