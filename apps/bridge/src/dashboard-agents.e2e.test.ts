@@ -217,7 +217,7 @@ describe('dashboard agent features in Chromium', () => {
     await expect(page.locator('#images-list li').count()).resolves.toBe(0);
   });
 
-  it('shows markup in a prompt and an answer as text, and keeps prompts out of the bridge log', async () => {
+  it('shows markup in a prompt and an answer as text, offers to continue the answer’s session, and keeps prompts out of the bridge log', async () => {
     const prompt = 'Say <b>hi</b> & <img src=x>';
     await page.getByLabel('Prompt').fill(prompt);
     await send();
@@ -226,6 +226,13 @@ describe('dashboard agent features in Chromium', () => {
     const row = sessionRows().filter({ hasText: prompt });
     await expect(row.getByRole('button').innerText()).resolves.toBe(prompt);
     await expect(row.locator('b, img').count()).resolves.toBe(0);
+    // The answer offers to go on with its session.
+    const sessionId = /Session (tbs_[A-Za-z0-9_-]+)/.exec(await text('#chat-result'))![1]!;
+    await page.getByRole('button', { name: 'Continue this conversation' }).click();
+    await expect(page.locator('#chat-session code').innerText()).resolves.toBe(sessionId);
+    await expect(page.locator('#chat-session strong').innerText()).resolves.toBe(prompt);
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await expect(page.locator('#chat-session').isHidden()).resolves.toBe(true);
     const logged = JSON.stringify(bridge.logs);
     expect(logged).not.toContain('Run the tests and fix what fails');
     expect(logged).not.toContain('<b>hi</b>');
