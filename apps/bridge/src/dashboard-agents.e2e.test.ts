@@ -79,8 +79,13 @@ describe('dashboard agent features in Chromium', () => {
   it('a streamed agent chat shows its steps as a timeline, one row per step, and the permission level reaches the tool', async () => {
     await page.getByLabel('Tool', { exact: true }).selectOption('codex');
     await expect(page.getByLabel('Permission level').inputValue()).resolves.toBe('read-only');
-    await page.getByLabel('Permission level').selectOption('workspace-write');
     await page.getByLabel('Prompt').fill('Run the tests and fix what fails');
+    // `full` over HTTP needs a token (this bridge has none): the page shows the bridge's reason.
+    await page.getByLabel('Permission level').selectOption('full');
+    await send();
+    await expect(text('#chat-error')).resolves.toMatch(/^forbidden: permissions "full" is refused: start the bridge with a token/);
+    expect(tools.codex.requests).toHaveLength(0);
+    await page.getByLabel('Permission level').selectOption('workspace-write');
     await send();
     expect(tools.codex.requests.at(-1)!.permissions).toBe('workspace-write');
     expect(lastChat().postDataJSON()).toMatchObject({ permissions: 'workspace-write', stream: true });
@@ -248,8 +253,8 @@ describe('dashboard agent features in Chromium', () => {
     const origin = new URL(bridge.url).origin;
     expect(requests.map((r) => r.url()).filter((u) => new URL(u).origin !== origin)).toEqual([]);
     expect(pageErrors).toEqual([]);
-    // The 400 of the invalid schema and the 502 of the mismatch are logged by Chromium; nothing else may be.
-    expect(consoleErrors.filter((m) => !/status of (400|502)/.test(m))).toEqual([]);
+    // The 403 of `full`, the 400 of the invalid schema and the 502 of the mismatch are logged by Chromium; nothing else may be.
+    expect(consoleErrors.filter((m) => !/status of (400|403|502)/.test(m))).toEqual([]);
     await page.evaluate('window.scrollTo(0, 0)');
     await mkdir(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
