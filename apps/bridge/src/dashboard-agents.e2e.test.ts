@@ -238,6 +238,10 @@ describe('dashboard agent features in Chromium', () => {
     await expect(page.locator('#chat-session strong').innerText()).resolves.toBe(prompt);
     await page.getByRole('button', { name: 'New conversation' }).click();
     await expect(page.locator('#chat-session').isHidden()).resolves.toBe(true);
+    // A session deleted elsewhere leaves the list on Reload (and keeps the README screenshot tidy).
+    expect((await bridge.request(`/sessions/${sessionId}`, { method: 'DELETE' })).status).toBe(204);
+    await page.getByRole('button', { name: 'Reload sessions' }).click();
+    await row.waitFor({ state: 'detached' });
     const logged = JSON.stringify(bridge.logs);
     expect(logged).not.toContain('Run the tests and fix what fails');
     expect(logged).not.toContain('<b>hi</b>');

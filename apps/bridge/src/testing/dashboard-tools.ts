@@ -13,7 +13,7 @@ export const STEPS: Activity[] = [
     id: 'plan-1',
     kind: 'plan',
     status: 'updated',
-    title: 'Plan',
+    title: '1 of 2 done',
     items: [
       { text: 'Run the tests', done: true },
       { text: 'Fix the failing test', done: false },
