@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page, Request } from 'playwright-core';
@@ -16,7 +17,11 @@ import { startTestBridge, type TestBridge } from './testing/harness.js';
  * share one page and run in order; the last one leaves the README screenshot.
  */
 
-const SCREENSHOT = fileURLToPath(new URL('../../../docs/dashboard.png', import.meta.url));
+// The README's screenshot is rewritten only when asked (`TOOLBRIDGE_UPDATE_SCREENSHOT=1`): a test
+// run must not leave the working tree changed. The page is photographed either way.
+const SCREENSHOT = process.env.TOOLBRIDGE_UPDATE_SCREENSHOT
+  ? fileURLToPath(new URL('../../../docs/dashboard.png', import.meta.url))
+  : path.join(tmpdir(), `toolbridge-dashboard-${process.pid}.png`);
 /** A 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
