@@ -19,5 +19,6 @@ export {
   type RunningProcess,
   type SpawnOptions,
 } from './runner.js';
+export { writeImageFiles } from './images.js';
 export { findMarked, findMarkedSync, killStragglers, RUN_MARKER_ENV } from './stragglers.js';
 export { imagesOf, integerUsage, messageText, parseJsonLine, renderConversation, stripAnsi, systemText } from './text.js';
