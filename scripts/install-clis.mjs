@@ -13,6 +13,8 @@ const CLIS = [
   { pkg: '@openai/codex', version: '0.169.0', bin: 'codex' },
   { pkg: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude' },
   { pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
+  { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
+  { pkg: '@github/copilot', version: '1.0.102', bin: 'copilot' },
 ];
 
 const cache =

@@ -28,7 +28,11 @@ async function setup(chat: Replay, config: ToolbridgeConfig = { geminiModel: 'ge
   const fake = await fakeGeminiEnv(chat);
   fakes.push(fake);
   const adapter = createGeminiCliAdapter(options);
-  const ctx = (timeoutMs = 20_000): CallContext => ({ config, env: { ...fake.env, GEMINI_API_KEY: 'k' }, signal: AbortSignal.timeout(timeoutMs) });
+  const ctx = (timeoutMs = 20_000): CallContext => ({
+    config,
+    env: { ...fake.env, GEMINI_API_KEY: 'k' },
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   return { fake, adapter, ctx };
 }
 
@@ -45,7 +49,12 @@ describe('gemini adapter (fake CLI replaying real captures)', () => {
       model: 'mock-model',
       metadata: {
         nativeSessionId: 'f1fe03fd-e2fb-4c3d-abb2-5a8428d7cd61',
-        permissions: { level: 'read-only', source: 'default', approvalMode: 'default', deniedTools: ['run_shell_command', 'write_file', 'replace', 'mcp_*'] },
+        permissions: {
+          level: 'read-only',
+          source: 'default',
+          approvalMode: 'default',
+          deniedTools: ['run_shell_command', 'write_file', 'replace', 'mcp_*'],
+        },
       },
     });
     const [run] = await fake.runs();
@@ -84,7 +93,10 @@ describe('gemini adapter (fake CLI replaying real captures)', () => {
 
   it('takes the `permissions` config key, never more than asked', async () => {
     const { fake, adapter, ctx } = await setup(REPLAYS.ok, { geminiModel: 'm', permissions: 'workspace-write' });
-    expect((await adapterChat(adapter, ask('hi'), ctx())).metadata.permissions).toMatchObject({ level: 'workspace-write', source: 'config' });
+    expect((await adapterChat(adapter, ask('hi'), ctx())).metadata.permissions).toMatchObject({
+      level: 'workspace-write',
+      source: 'config',
+    });
     expect((await adapterChat(adapter, ask('hi', { permissions: 'read-only' }), ctx())).metadata.permissions).toMatchObject({
       level: 'read-only',
       approvalMode: 'default',
@@ -113,7 +125,15 @@ describe('gemini adapter (fake CLI replaying real captures)', () => {
     const { fake, adapter, ctx } = await setup(REPLAYS.ok);
     let scratch = '';
     const request: ChatRequest = {
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image', mediaType: 'image/png', data: PNG }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image', mediaType: 'image/png', data: PNG },
+          ],
+        },
+      ],
     };
     await adapterChat(adapter, request, ctx(), { onScratch: (d) => (scratch = d) });
     const [run] = await fake.runs();
@@ -147,7 +167,9 @@ describe('gemini adapter (fake CLI replaying real captures)', () => {
     const [resumed, forked] = await fake.runs();
     expect(resumed!.argv.slice(-2)).toEqual(['--resume', id]);
     expect(forked!.argv.slice(-2)).toEqual(['--session-file', file]);
-    const missing = await adapterChat(adapter, ask('fork'), ctx(), { resume: { nativeSessionId: 'aaaaaaaa-0000-0000-0000-000000000000', fork: true } }).catch((e) => e);
+    const missing = await adapterChat(adapter, ask('fork'), ctx(), {
+      resume: { nativeSessionId: 'aaaaaaaa-0000-0000-0000-000000000000', fork: true },
+    }).catch((e) => e);
     expect(missing).toBeInstanceOf(ProviderExecutionError);
     await expect(adapterChat(adapter, ask('x'), ctx(), { resume: { nativeSessionId: '--yolo', fork: false } })).rejects.toBeInstanceOf(
       InvalidRequestError,

@@ -24,7 +24,10 @@ const selected = (type: string) => ({ '.gemini/settings.json': { security: { aut
 
 describe('Gemini sign-in state, offline', () => {
   it('is logged out with nothing configured', async () => {
-    expect(await checkGeminiAuth({ HOME: await home() })).toEqual({ authenticated: false, detail: expect.stringMatching(/no sign-in method/) });
+    expect(await checkGeminiAuth({ HOME: await home() })).toEqual({
+      authenticated: false,
+      detail: expect.stringMatching(/no sign-in method/),
+    });
   });
 
   it('an API key in the environment or in ~/.gemini/.env', async () => {
@@ -62,7 +65,9 @@ describe('Gemini sign-in state, offline', () => {
   it('reads settings with comments, and respects GEMINI_CLI_HOME', async () => {
     const h = await home({ '.gemini/settings.json': '// mine\n{"security":{"auth":{"selectedType":"gemini-api-key"}}}\n' });
     expect(selectedAuthType(undefined, {})).toBeUndefined();
-    expect(await checkGeminiAuth({ HOME: '/nonexistent', GEMINI_CLI_HOME: h, GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: 'http://x' })).toEqual({
+    expect(
+      await checkGeminiAuth({ HOME: '/nonexistent', GEMINI_CLI_HOME: h, GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: 'http://x' }),
+    ).toEqual({
       authenticated: true,
       method: 'gemini-api-key',
     });

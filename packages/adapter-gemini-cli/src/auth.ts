@@ -40,13 +40,17 @@ async function dotEnv(file: string): Promise<Record<string, string>> {
   return out;
 }
 
-const exists = (file: string) => stat(file).then(
-  (s) => s.isFile(),
-  () => false,
-);
+const exists = (file: string) =>
+  stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 
 /** The selected sign-in method, as Gemini CLI decides it: its settings first, then the environment. */
-export function selectedAuthType(settings: Record<string, unknown> | undefined, env: Record<string, string | undefined>): string | undefined {
+export function selectedAuthType(
+  settings: Record<string, unknown> | undefined,
+  env: Record<string, string | undefined>,
+): string | undefined {
   const auth = (settings?.security as { auth?: { selectedType?: unknown; enforcedType?: unknown } } | undefined)?.auth;
   const chosen = auth?.enforcedType ?? auth?.selectedType;
   if (typeof chosen === 'string' && chosen) return chosen;
@@ -77,7 +81,8 @@ export async function checkGeminiAuth(env: NodeJS.ProcessEnv): Promise<AuthState
         return { authenticated: true, method: 'gemini-api-key', detail: 'a stored API key (not verified)' };
       return { authenticated: false, detail: 'Gemini CLI is set to use an API key, but GEMINI_API_KEY is not set' };
     case 'vertex-ai':
-      if ((vars.GOOGLE_CLOUD_PROJECT && vars.GOOGLE_CLOUD_LOCATION) || vars.GOOGLE_API_KEY) return { authenticated: true, method: 'vertex-ai' };
+      if ((vars.GOOGLE_CLOUD_PROJECT && vars.GOOGLE_CLOUD_LOCATION) || vars.GOOGLE_API_KEY)
+        return { authenticated: true, method: 'vertex-ai' };
       return {
         authenticated: false,
         detail: 'Gemini CLI is set to use Vertex AI, but neither GOOGLE_CLOUD_PROJECT with GOOGLE_CLOUD_LOCATION nor GOOGLE_API_KEY is set',
@@ -86,7 +91,10 @@ export async function checkGeminiAuth(env: NodeJS.ProcessEnv): Promise<AuthState
       const creds = await readJsonFile(path.join(dir, 'oauth_creds.json'));
       if (typeof creds?.refresh_token === 'string' && creds.refresh_token) return { authenticated: true, method: 'oauth-personal' };
       if (await exists(path.join(dir, 'gemini-credentials.json'))) return { authenticated: true, method: 'oauth-personal' };
-      return { authenticated: false, detail: 'Gemini CLI is set to sign in with Google, but no stored login was found (run `gemini` in a terminal)' };
+      return {
+        authenticated: false,
+        detail: 'Gemini CLI is set to sign in with Google, but no stored login was found (run `gemini` in a terminal)',
+      };
     }
     case 'compute-default-credentials':
     case 'cloud-shell':
@@ -98,7 +106,10 @@ export async function checkGeminiAuth(env: NodeJS.ProcessEnv): Promise<AuthState
           'GOOGLE_GEMINI_BASE_URL is set without a sign-in method in ~/.gemini/settings.json; headless Gemini CLI refuses that (set "security.auth.selectedType", e.g. "gemini-api-key")',
       };
     case undefined:
-      return { authenticated: false, detail: 'Gemini CLI has no sign-in method: no Google login, no GEMINI_API_KEY, no Vertex AI settings' };
+      return {
+        authenticated: false,
+        detail: 'Gemini CLI has no sign-in method: no Google login, no GEMINI_API_KEY, no Vertex AI settings',
+      };
     default:
       return { authenticated: false, detail: `Gemini CLI's sign-in method "${type}" is not one a headless run can use` };
   }

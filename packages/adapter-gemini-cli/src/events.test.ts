@@ -75,7 +75,9 @@ describe('Gemini stream-json events', () => {
     ]);
     expect(parser.result?.status).toBe('error');
     const later = new GeminiEventParser().push('{"type":"checkpoint","message":"saved"}');
-    expect(later).toEqual([{ type: 'activity', activity: expect.objectContaining({ kind: 'other', rawType: 'checkpoint', detail: 'saved' }) }]);
+    expect(later).toEqual([
+      { type: 'activity', activity: expect.objectContaining({ kind: 'other', rawType: 'checkpoint', detail: 'saved' }) },
+    ]);
   });
 
   it('never shows thoughts, and counts lines that are not events', () => {

@@ -34,7 +34,10 @@ describe('Gemini failure classification', () => {
   it('the exit code stands in for an API error without a status', () => {
     expect(classifyFailure('[API Error: something]', { exitCode: 173 })).toBeInstanceOf(RateLimitError);
     expect(classifyFailure('[API Error: something]', { exitCode: 147 })).toBeInstanceOf(ToolAuthError);
-    expect(classifyFailure('[API Error: something]', { exitCode: 244 })).toMatchObject({ code: 'provider_execution_failed', retryable: true });
+    expect(classifyFailure('[API Error: something]', { exitCode: 244 })).toMatchObject({
+      code: 'provider_execution_failed',
+      retryable: true,
+    });
   });
 
   it('network and empty answers are retryable execution failures; a turn limit is not', () => {
@@ -42,7 +45,11 @@ describe('Gemini failure classification', () => {
       code: 'provider_execution_failed',
       retryable: true,
     });
-    expect(classifyFailure('The model returned an empty response with no text or thoughts. This may be a transient API issue; please try again.')).toMatchObject({ retryable: true });
+    expect(
+      classifyFailure(
+        'The model returned an empty response with no text or thoughts. This may be a transient API issue; please try again.',
+      ),
+    ).toMatchObject({ retryable: true });
     const turns = classifyFailure(resultMessage('gemini-max-turns.out'), { exitCode: 53 });
     expect(turns).toBeInstanceOf(ProviderExecutionError);
     expect(turns.retryable).toBe(false);

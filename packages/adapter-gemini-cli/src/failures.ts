@@ -26,7 +26,8 @@ export function suggestedRetryMs(message: string): number | undefined {
   return Number.isFinite(n) ? Math.round(m[2] === 'ms' ? n : n * 1000) : undefined;
 }
 
-const QUOTA = /exhausted your daily quota|exhausted your capacity|capacity exceeded|MODEL_CAPACITY_EXHAUSTED|QUOTA_EXHAUSTED|INSUFFICIENT_G1_CREDITS_BALANCE|limit:\s*0(?![\d.])/i;
+const QUOTA =
+  /exhausted your daily quota|exhausted your capacity|capacity exceeded|MODEL_CAPACITY_EXHAUSTED|QUOTA_EXHAUSTED|INSUFFICIENT_G1_CREDITS_BALANCE|limit:\s*0(?![\d.])/i;
 const RATE = /RESOURCE_EXHAUSTED|Resource has been exhausted|rate[ _-]?limit|too many requests/i;
 const AUTH =
   /Please set an Auth method|Manual authorization is required|Invalid auth method selected|must specify the GEMINI_API_KEY|When using Vertex AI, you must specify|UNAUTHENTICATED|API_KEY_INVALID|API key not valid|PERMISSION_DENIED|FatalAuthenticationError/i;
@@ -76,7 +77,9 @@ export function classifyFailure(message: string, context: FailureContext = {}): 
   if (context.exitCode === EXIT.untrusted) {
     return new ProviderExecutionError(`${NAME} refused the working directory as untrusted: ${text}${suffix}`, opts);
   }
-  const transient = (status !== undefined && status >= 500) || /fetch failed|ECONNRESET|ECONNREFUSED|ETIMEDOUT|overloaded|UNAVAILABLE|transient/i.test(text);
+  const transient =
+    (status !== undefined && status >= 500) ||
+    /fetch failed|ECONNRESET|ECONNREFUSED|ETIMEDOUT|overloaded|UNAVAILABLE|transient/i.test(text);
   return new ProviderExecutionError(`${NAME} failed: ${text || 'no error message'}${suffix}`, { ...opts, retryable: transient });
 }
 

@@ -17,6 +17,8 @@ export function policyToml(level: PermissionLevel): string | undefined {
   const denied = DENIED_TOOLS[level];
   if (denied.length === 0) return undefined;
   const message = JSON.stringify(`Not allowed at the permission level "${level}" Toolbridge runs this chat with.`);
-  const rules = denied.map((tool) => `[[rule]]\ntoolName = ${JSON.stringify(tool)}\ndecision = "deny"\npriority = 999\ndenyMessage = ${message}\n`);
+  const rules = denied.map(
+    (tool) => `[[rule]]\ntoolName = ${JSON.stringify(tool)}\ndecision = "deny"\npriority = 999\ndenyMessage = ${message}\n`,
+  );
   return `# Written by Toolbridge for one chat: what the permission level does not allow.\n${rules.join('\n')}`;
 }

@@ -51,7 +51,12 @@ function check(request: ToolRequest, model: string | undefined): void {
  * go to the call's scratch directory (removed by core afterwards), which is also Gemini's TMPDIR
  * so its error reports go with it. No process of the run outlives the call.
  */
-export async function* runTurn(o: GeminiCliAdapterOptions, request: ToolRequest, ctx: ChatContext, turn: GeminiTurn): AsyncGenerator<StreamEvent> {
+export async function* runTurn(
+  o: GeminiCliAdapterOptions,
+  request: ToolRequest,
+  ctx: ChatContext,
+  turn: GeminiTurn,
+): AsyncGenerator<StreamEvent> {
   check(request, turn.model);
   ctx.signal.throwIfAborted();
   const parser = new GeminiEventParser();
@@ -118,7 +123,8 @@ export async function* runTurn(o: GeminiCliAdapterOptions, request: ToolRequest,
       return;
     }
     const context = { exitCode: exit.exitCode, stderrTail: exit.stderrTail };
-    if (result) throw classifyFailure(result.error?.message || parser.warnings.at(-1) || `the run ended with status "${result.status}"`, context);
+    if (result)
+      throw classifyFailure(result.error?.message || parser.warnings.at(-1) || `the run ended with status "${result.status}"`, context);
     if (exit.exitCode !== 0 || exit.signal) {
       throw classifyFailure(cleanStderr(exit.stderrTail) || `gemini exited with ${exit.signal ?? `code ${exit.exitCode}`}`, context);
     }

@@ -10,6 +10,8 @@ export const REAL_CLIS = {
   codex: { pkg: '@openai/codex', version: '0.169.0', bin: 'codex' },
   'claude-code': { pkg: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude' },
   opencode: { pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
+  gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
+  copilot: { pkg: '@github/copilot', version: '1.0.102', bin: 'copilot' },
 } as const;
 
 export type RealCliName = keyof typeof REAL_CLIS;

@@ -27,7 +27,13 @@ export interface MockGeminiServer {
   close(): Promise<void>;
 }
 
-export const USAGE = { promptTokenCount: 20, candidatesTokenCount: 7, totalTokenCount: 29, cachedContentTokenCount: 5, thoughtsTokenCount: 2 };
+export const USAGE = {
+  promptTokenCount: 20,
+  candidatesTokenCount: 7,
+  totalTokenCount: 29,
+  cachedContentTokenCount: 5,
+  thoughtsTokenCount: 2,
+};
 export const HELLO: GeminiStep = { kind: 'text', chunks: ['Hello ', 'from ', 'mock'] };
 
 /** Error bodies as the Gemini API sends them. */
@@ -56,7 +62,12 @@ export const API_ERRORS = {
       details: [
         {
           '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
-          violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier' }],
+          violations: [
+            {
+              quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+              quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier',
+            },
+          ],
         },
       ],
     },
