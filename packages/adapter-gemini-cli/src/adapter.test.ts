@@ -201,7 +201,7 @@ describe('gemini adapter (fake CLI replaying real captures)', () => {
     ['an empty answer', REPLAYS.emptyResponse, ProviderExecutionError, /empty response/],
     ['the turn limit', REPLAYS.maxTurns, ProviderExecutionError, /max session turns/],
     ['an untrusted folder', REPLAYS.untrusted, ProviderExecutionError, /untrusted/],
-  ] as const)('%s → %p', async (_what, replay, type, message) => {
+  ] as const)('%s', async (_what, replay, type, message) => {
     const { adapter, ctx } = await setup(replay);
     const e = await adapterChat(adapter, ask('hi'), ctx()).catch((x) => x);
     expect(e).toBeInstanceOf(type);
