@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,14 +33,21 @@ interface Route {
   floodLine?: string;
   /** Milliseconds between stdout lines. */
   delayMs?: number;
+  /** A report the tool writes where its argv says (`<flag><path>`), e.g. Copilot's usage file: this file is copied there. */
+  argFile?: { flag: string; file: string };
 }
 
-export type FakeCli = 'codex' | 'claude' | 'opencode';
+export type FakeCli = 'codex' | 'claude' | 'opencode' | 'gemini' | 'copilot';
+
+/** Every fake CLI, in the order the default adapters list their tools. */
+export const FAKE_CLIS: readonly FakeCli[] = ['codex', 'claude', 'opencode', 'gemini', 'copilot'];
 /**
  * `ok`, logged out, a failing run, a run that never ends, one that never ends and has a
  * helper child, a slow (streaming) run, a run that prints without end.
  */
 export type FakeMode = 'ok' | 'logged_out' | 'fail' | 'hang' | 'hang-tree' | 'slow' | 'flood';
+
+const USAGE_FILE = { flag: '--usage-output-file=', file: cap('copilot-ok.usage.json') };
 
 /** What each fake CLI answers, by argv prefix and the mode in `<bin>.mode`. */
 const ROUTES: Record<FakeCli, Route[]> = {
@@ -84,6 +92,28 @@ const ROUTES: Record<FakeCli, Route[]> = {
     { argv: ['run'], mode: 'hang-tree', hang: true, child: true },
     { argv: ['run'], stdoutFile: cap('oc-mock.out') },
   ],
+  // A chat is `gemini --output-format stream-json …` with the prompt on stdin.
+  gemini: [
+    { argv: ['--version'], stdoutFile: cap('gemini-version.out') },
+    { argv: ['--output-format'], mode: 'logged_out', stderrFile: cap('gemini-noauth-stream.err'), exitCode: 41 },
+    { argv: ['--output-format'], mode: 'fail', stdoutFile: cap('gemini-err-429-plain.out'), exitCode: 173 },
+    { argv: ['--output-format'], mode: 'hang', stdoutFile: cap('gemini-err-hang.out'), hang: true },
+    { argv: ['--output-format'], mode: 'hang-tree', stdoutFile: cap('gemini-err-hang.out'), hang: true, child: true },
+    { argv: ['--output-format'], mode: 'slow', stdoutFile: cap('gemini-stdin-only.out'), delayMs: 300 },
+    { argv: ['--output-format'], stdoutFile: cap('gemini-stdin-only.out') },
+  ],
+  // A chat is `copilot --output-format=json …` with the prompt on stdin; tokens come in its usage file.
+  copilot: [
+    { argv: ['--version'], stdoutFile: cap('copilot-version.out') },
+    // The device flow up to "Waiting for authorization...", then it polls until the user is done.
+    { argv: ['login'], stdout: readFileSync(cap('copilot-login-1-login.out'), 'utf8').split('Signed in')[0], hang: true },
+    { argv: ['--output-format=json'], mode: 'logged_out', stderrFile: cap('copilot-noauth.err'), exitCode: 1 },
+    { argv: ['--output-format=json'], mode: 'fail', stdoutFile: cap('copilot-err-429.out'), exitCode: 1 },
+    { argv: ['--output-format=json'], mode: 'hang', stdoutFile: cap('copilot-hang.out'), hang: true },
+    { argv: ['--output-format=json'], mode: 'hang-tree', stdoutFile: cap('copilot-hang.out'), hang: true, child: true },
+    { argv: ['--output-format=json'], mode: 'slow', stdoutFile: cap('copilot-ok.out'), delayMs: 100, argFile: USAGE_FILE },
+    { argv: ['--output-format=json'], stdoutFile: cap('copilot-ok.out'), argFile: USAGE_FILE },
+  ],
 };
 
 function script(bin: FakeCli, binDir: string): string {
@@ -106,6 +136,8 @@ const run = async () => {
     process.stdout.write(line);
     if (route.delayMs) await new Promise((r) => setTimeout(r, route.delayMs));
   }
+  const report = route.argFile && argv.find((a) => a.startsWith(route.argFile.flag));
+  if (report) fs.copyFileSync(route.argFile.file, report.slice(route.argFile.flag.length));
   if (route.child) require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
   if (route.floodLine) {
     const chunk = route.floodLine.repeat(256);
@@ -143,10 +175,10 @@ export interface FakeMachine {
 }
 
 /**
- * A throwaway machine with all four tools: fake `codex`, `claude` and
- * `opencode` first on PATH (replaying the real tools' recorded output), a fresh
- * HOME with the tools' config dirs in it, and an in-test Ollama server. Only the
- * CLIs in `bins` are installed (default all three).
+ * A throwaway machine with all six tools: fake `codex`, `claude`, `opencode`,
+ * `gemini` and `copilot` first on PATH (replaying the real tools' recorded output),
+ * a fresh HOME with the tools' config dirs in it (Gemini and Copilot signed in), and
+ * an in-test Ollama server. Only the CLIs in `bins` are installed (default all five).
  */
 export async function makeFakeMachine(options: { bins?: readonly FakeCli[]; ollama?: FakeOllamaOptions } = {}): Promise<FakeMachine> {
   const tmp = await makeTempDir('toolbridge-machine-');
@@ -154,7 +186,19 @@ export async function makeFakeMachine(options: { bins?: readonly FakeCli[]; olla
   const home = path.join(tmp.dir, 'home');
   await mkdir(home, { recursive: true });
   await mkdir(binDir, { recursive: true });
-  for (const bin of options.bins ?? (['codex', 'claude', 'opencode'] as const)) await writeFakeBin(binDir, bin, script(bin, binDir));
+  for (const bin of options.bins ?? FAKE_CLIS) await writeFakeBin(binDir, bin, script(bin, binDir));
+  // Gemini and Copilot keep their logins in files (read offline): signed in, as after `gemini` / `copilot login`.
+  await mkdir(path.join(home, '.gemini'));
+  await writeFile(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'oauth-personal' } } }));
+  await writeFile(path.join(home, '.gemini', 'oauth_creds.json'), JSON.stringify({ access_token: 'fake', refresh_token: 'fake' }));
+  await mkdir(path.join(home, '.copilot'));
+  await writeFile(
+    path.join(home, '.copilot', 'config.json'),
+    JSON.stringify({
+      loggedInUsers: [{ host: 'https://github.com', login: 'fake-user' }],
+      lastLoggedInUser: { host: 'https://github.com', login: 'fake-user' },
+    }),
+  );
   const ollama = await startFakeOllama(options.ollama);
   const env: NodeJS.ProcessEnv = {
     PATH: [binDir, pathWithout()].join(path.delimiter),
