@@ -1,4 +1,4 @@
-import { parseJsonLine } from '@toolbridge/adapter-kit';
+import { otherActivity, parseJsonLine } from '@toolbridge/adapter-kit';
 import { tail, type Activity, type StreamEvent } from '@toolbridge/core';
 
 type Json = Record<string, unknown>;
@@ -230,16 +230,6 @@ export class CopilotEventParser {
   }
 
   private other(rawType: string, detail: string | undefined): StreamEvent {
-    return {
-      type: 'activity',
-      activity: {
-        id: `copilot-notice-${++this.notices}`,
-        kind: 'other',
-        status: 'completed',
-        title: detail?.split('\n')[0]!.slice(0, 80) || rawType,
-        rawType,
-        ...(detail ? { detail } : {}),
-      },
-    };
+    return { type: 'activity', activity: otherActivity(`copilot-notice-${++this.notices}`, rawType, detail) };
   }
 }

@@ -1,4 +1,4 @@
-import { integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
+import { integerUsage, otherActivity, parseJsonLine } from '@toolbridge/adapter-kit';
 import { tail, type Activity, type StreamEvent, type Usage } from '@toolbridge/core';
 
 type Json = Record<string, unknown>;
@@ -150,16 +150,6 @@ export class GeminiEventParser {
   }
 
   private other(rawType: string, detail: string | undefined): StreamEvent {
-    return {
-      type: 'activity',
-      activity: {
-        id: `gemini-notice-${++this.notices}`,
-        kind: 'other',
-        status: 'completed',
-        title: detail?.split('\n')[0]!.slice(0, 80) || rawType,
-        rawType,
-        ...(detail ? { detail } : {}),
-      },
-    };
+    return { type: 'activity', activity: otherActivity(`gemini-notice-${++this.notices}`, rawType, detail) };
   }
 }

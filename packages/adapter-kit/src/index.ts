@@ -3,6 +3,7 @@
  * on it holds only what is truly about its tool: argv, event parsing, failure classification,
  * credential and usage reading.
  */
+export { otherActivity } from './activity.js';
 export { adapterConfig, configPrefix, type AdapterConfig, type KeyDeclaration } from './config.js';
 export { defineAdapter, type AdapterSpec } from './define.js';
 export { alreadyLoggedIn, firstSignInUrl, LoginManager, type LoginSpec } from './login.js';
