@@ -15,6 +15,8 @@ describe('copilot login (fake replaying the real device flow)', () => {
     fakes.push(fake);
     const adapter = createCopilotCliAdapter();
     const ctx: CallContext = { config: {}, env: fake.env, signal: AbortSignal.timeout(20_000) };
+    // An open login would otherwise run until its TTL when an assertion fails.
+    fakes.push({ ...fake, cleanup: () => adapter.dispose!() });
     const started = await adapter.startAuth!(ctx);
     expect(started).toMatchObject({
       toolId: 'copilot',

@@ -191,19 +191,23 @@ describe('real copilot login (device flow against a mock github.com)', () => {
     await writeFile(path.join(loginHome, '.copilot', 'settings.json'), JSON.stringify({ storeTokenPlaintext: true }));
     const adapter = createCopilotCliAdapter({ loginArgs: ['--host', mock.url] });
     const ctx: CallContext = { config: {}, env: { ...baseEnv, HOME: loginHome }, signal: AbortSignal.timeout(60_000) };
-    expect(await adapter.checkAuth!(ctx)).toMatchObject({ authenticated: false });
-    mock.pendingPolls = 2;
-    const started = await adapter.startAuth!(ctx);
-    expect(started).toMatchObject({ status: 'started', url: `${mock.url}/login/device`, command: `copilot login --host ${mock.url}` });
-    expect(started.instructions).toContain(`enter the code ${DEVICE_CODE}`);
-    // The user enters the code; Copilot's next polls get the token, it saves it and exits.
-    await waitFor(async () => (await adapter.checkAuth!(ctx)).authenticated, 30_000, 'the login to finish');
-    expect(await adapter.checkAuth!(ctx)).toMatchObject({
-      authenticated: true,
-      method: 'github',
-      detail: expect.stringContaining('mock-user'),
-    });
-    await adapter.dispose!();
+    try {
+      expect(await adapter.checkAuth!(ctx)).toMatchObject({ authenticated: false });
+      mock.pendingPolls = 2;
+      const started = await adapter.startAuth!(ctx);
+      expect(started).toMatchObject({ status: 'started', url: `${mock.url}/login/device`, command: `copilot login --host ${mock.url}` });
+      expect(started.instructions).toContain(`enter the code ${DEVICE_CODE}`);
+      // The user enters the code; Copilot's next polls get the token, it saves it and exits.
+      await waitFor(async () => (await adapter.checkAuth!(ctx)).authenticated, 30_000, 'the login to finish');
+      expect(await adapter.checkAuth!(ctx)).toMatchObject({
+        authenticated: true,
+        method: 'github',
+        detail: expect.stringContaining('mock-user'),
+      });
+    } finally {
+      // Also when an assertion failed: an open login would otherwise run until its TTL.
+      await adapter.dispose!();
+    }
     await waitFor(() => processesWithEnv(`HOME=${loginHome}`).length === 0, 10_000, 'copilot login to exit');
   }, 120_000);
 
@@ -211,10 +215,13 @@ describe('real copilot login (device flow against a mock github.com)', () => {
     const loginHome = await mkdtemp(path.join(home, 'login-'));
     const adapter = createCopilotCliAdapter({ loginArgs: ['--host', mock.url] });
     mock.pendingPolls = Infinity;
-    const started = await adapter.startAuth!({ config: {}, env: { ...baseEnv, HOME: loginHome }, signal: AbortSignal.timeout(60_000) });
-    expect(started.status).toBe('started');
-    expect(processesWithEnv(`HOME=${loginHome}`).length).toBeGreaterThan(0);
-    await adapter.dispose!();
+    try {
+      const started = await adapter.startAuth!({ config: {}, env: { ...baseEnv, HOME: loginHome }, signal: AbortSignal.timeout(60_000) });
+      expect(started.status).toBe('started');
+      expect(processesWithEnv(`HOME=${loginHome}`).length).toBeGreaterThan(0);
+    } finally {
+      await adapter.dispose!();
+    }
     await waitFor(() => processesWithEnv(`HOME=${loginHome}`).length === 0, 10_000, 'copilot login to exit');
   }, 120_000);
 });
