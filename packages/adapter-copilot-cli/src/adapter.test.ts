@@ -170,6 +170,13 @@ describe('copilot adapter (fake CLI replaying real captures)', () => {
     ['a 500', REPLAYS.serverError, ProviderExecutionError, /500/],
     ['no model for a custom provider', REPLAYS.noModel, ProviderExecutionError, /explicit model/],
     ['an unknown session', REPLAYS.unknownSession, ProviderExecutionError, /No session, task, or name matched/],
+    [
+      'a crash mid-answer',
+      { stdout: REPLAYS.ok.stdout!.split('\n').slice(0, 8).join('\n') + '\n', stderr: 'Segmentation fault\n', exitCode: 139 },
+      ProviderExecutionError,
+      /Segmentation fault/,
+    ],
+    ['garbage on stdout', { stdout: 'not an event\n', exitCode: 0 }, ProviderExecutionError, /ended without a result/],
   ] as const)('%s', async (_what, replay, type, message) => {
     const { adapter, ctx } = await setup(replay);
     const e = await adapterChat(adapter, ask('hi'), ctx()).catch((x) => x);

@@ -201,6 +201,13 @@ describe('gemini adapter (fake CLI replaying real captures)', () => {
     ['an empty answer', REPLAYS.emptyResponse, ProviderExecutionError, /empty response/],
     ['the turn limit', REPLAYS.maxTurns, ProviderExecutionError, /max session turns/],
     ['an untrusted folder', REPLAYS.untrusted, ProviderExecutionError, /untrusted/],
+    [
+      'a crash mid-answer',
+      { stdout: REPLAYS.ok.stdout!.split('\n').slice(0, 3).join('\n') + '\n', stderr: 'Segmentation fault\n', exitCode: 139 },
+      ProviderExecutionError,
+      /Segmentation fault/,
+    ],
+    ['garbage on stdout', { stdout: 'not an event\n', exitCode: 0 }, ProviderExecutionError, /without a result \(1 output line/],
   ] as const)('%s', async (_what, replay, type, message) => {
     const { adapter, ctx } = await setup(replay);
     const e = await adapterChat(adapter, ask('hi'), ctx()).catch((x) => x);
