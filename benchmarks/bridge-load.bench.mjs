@@ -13,7 +13,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { makeFakeMachine } from '../packages/test-suite/dist/fake-machine.js';
+import { makeFakeMachine } from '../packages/toolbridge/src/testing/fake-machine.ts';
 
 const CLI = fileURLToPath(new URL('../apps/bridge/dist/cli.js', import.meta.url));
 const PROMPT = 'Say hello';

@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { makeFakeMachine, waitFor, type FakeMachine } from '@toolbridge/test-suite';
+import { makeFakeMachine, type FakeMachine } from 'toolbridge/testing';
+import { waitFor } from '@toolbridge/test-suite';
 
 /**
  * The built command (`pnpm test` builds before jest runs): what `pnpm start`

@@ -120,7 +120,7 @@ describe('bridge endpoints', () => {
       result: { message: { role: 'assistant', content: 'Hello there friend' }, usage: { input_tokens: 3, output_tokens: 3 } },
       latencyMs: expect.any(Number),
     });
-    expect(alpha.calls.at(-1)).toEqual(toolRequestOf(hello));
+    expect(alpha.requests.at(-1)).toEqual(toolRequestOf(hello));
   });
 
   it('passes model, and runtime tools answer with type runtime', async () => {

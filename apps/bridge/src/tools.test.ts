@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { waitFor, waitForPidsGone } from '@toolbridge/test-suite';
 import { createToolbridge } from 'toolbridge';
 import { readSse, type TestBridge } from './testing/harness.js';
-import { FAKE_CLIS, makeFakeMachine, type FakeMachine } from '@toolbridge/test-suite';
+import { FAKE_CLIS, makeFakeMachine, type FakeMachine } from 'toolbridge/testing';
 import { startServer } from './server.js';
 import type { RequestLogEntry } from './logger.js';
 

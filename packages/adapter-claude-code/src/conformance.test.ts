@@ -1,5 +1,7 @@
 import path from 'node:path';
-import { describeAdapterConformance, makeTempDir, pathWith, pathWithout } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, pathWithout } from '@toolbridge/test-suite';
+import { describeAdapterConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { readFileSync } from 'node:fs';
 import { createClaudeCodeAdapter } from './index.js';
 import { capture, writeFakeClaude, type FakeClaudeSpec } from './testing/fake-claude.js';
 
@@ -11,10 +13,15 @@ const specs: Record<string, FakeClaudeSpec> = {
     authStatus: { stdoutFile: capture('claude-auth-status-loggedout.out'), exitCode: 1 },
   },
   'rate-limited': { chat: { stdoutFile: capture('claude-429-stream.out'), exitCode: 1 } },
+  // The first streamed lines of an answer, then nothing more.
+  stall: {
+    chat: { stdout: readFileSync(capture('claude-partial-stream.out'), 'utf8').split('\n').slice(0, 5).join('\n') + '\n', hang: true },
+  },
 };
 
 describeAdapterConformance('claude-code', {
   expectedText: 'Hello from mock',
+  scenarios: ['missing', ...(Object.keys(specs) as ConformanceScenario[])],
   async setup(scenario) {
     const { dir, cleanup } = await makeTempDir('tb-claude-conf-');
     const binDir = path.join(dir, 'bin');

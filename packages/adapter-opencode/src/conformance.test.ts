@@ -1,17 +1,20 @@
-import { describeAdapterConformance, makeTempDir, pathWithout } from '@toolbridge/test-suite';
+import { makeTempDir, pathWithout } from '@toolbridge/test-suite';
+import { describeAdapterConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
 import { createOpenCodeAdapter } from './index.js';
 import { capture } from './testing/captures.js';
-import { makeFakeOpenCode, type FakeOpenCodeSpec } from './testing/fake-opencode.js';
+import { eventLine, makeFakeOpenCode, type FakeOpenCodeSpec } from './testing/fake-opencode.js';
 
 const runs: Record<string, FakeOpenCodeSpec> = {
   ok: {},
   hang: { run: { hang: true } },
   unauthenticated: { run: { stdout: capture('opencode-run-401.out'), exitCode: 1 } },
   'rate-limited': { run: { stdout: capture('oc-err.out'), exitCode: 1 } },
+  stall: { run: { stdout: eventLine('text', { type: 'text', text: 'first part' }), hang: true } },
 };
 
 describeAdapterConformance('opencode', {
   expectedText: 'Hello from mock',
+  scenarios: ['missing', ...(Object.keys(runs) as ConformanceScenario[])],
   async setup(scenario) {
     if (scenario === 'missing') {
       const home = await makeTempDir();

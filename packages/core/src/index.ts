@@ -62,7 +62,14 @@ export type {
   UsageWindow,
   WarmLoad,
 } from './types.js';
-export { ATTEMPT_REASONS, IMAGE_MEDIA_TYPES, PERMISSION_LEVELS, SESSION_ID_PATTERN } from './wire/chat.js';
+export {
+  ACTIVITY_KINDS,
+  ACTIVITY_STATUSES,
+  ATTEMPT_REASONS,
+  IMAGE_MEDIA_TYPES,
+  PERMISSION_LEVELS,
+  SESSION_ID_PATTERN,
+} from './wire/chat.js';
 export { LIMITS, MAX_TIMER_MS } from './limits.js';
 
 // Errors
@@ -108,6 +115,8 @@ export {
 } from './structured.js';
 export { imageExtension, sniffImageType } from './images.js';
 export { toChatResponse } from './responses.js';
+export { usageTotals, type UsageTotals } from './usage.js';
+export { modelId, parseModelId, type ModelRef } from './model-id.js';
 export { collectStream, noResultError, type ChatCallOptions } from './execution.js';
 export type { SessionLease } from './sessions/plan.js';
 export { newSessionId, SessionStore, type SessionRecord, type SessionStoreOptions } from './sessions/store.js';

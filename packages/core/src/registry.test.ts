@@ -266,7 +266,8 @@ describe('registry', () => {
         ),
     });
     const stuck = memoryAdapter('beta', { chat: () => new Promise(() => {}) });
-    const registry = createRegistry({ adapters: [tidy.adapter, stuck.adapter], env: {}, settleTimeoutMs: 300 });
+    // The settle bound leaves the tidy adapter's 150 ms cleanup room on a loaded machine; the stuck one shows the bound holds.
+    const registry = createRegistry({ adapters: [tidy.adapter, stuck.adapter], env: {}, settleTimeoutMs: 1000 });
     await expect(registry.chat('alpha', hello, { timeoutMs: 50 })).rejects.toBeInstanceOf(TimeoutError);
     expect(cleaned).toBe(true);
     const started = Date.now();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { checkAllToolsHealth, chat, closeDefaultToolbridge, configure, connect, discover, getConfig, ToolNotFoundError } from './index.js';
-import { makeFakeMachine, type FakeMachine } from '@toolbridge/test-suite';
+import { makeFakeMachine, type FakeMachine } from 'toolbridge/testing';
 
 const hello = { messages: [{ role: 'user' as const, content: 'Say hello' }] };
 let machine: FakeMachine;

@@ -2,19 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI from 'openai';
-import {
-  makeTempDir,
-  pathWith,
-  readCapture,
-  replayScript,
-  startFakeOllama,
-  waitFor,
-  waitForPidsGone,
-  writeFakeBin,
-  type FakeOllama,
-} from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, replayScript, waitFor, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite';
+import { capture as codexCapture } from '@toolbridge/adapter-codex/testing';
+import { startFakeOllama, type FakeOllama } from '@toolbridge/adapter-ollama/testing';
 import { createCodexAdapter, createOllamaAdapter, createToolbridge, type Toolbridge } from 'toolbridge';
-import { createProcessAdapter } from './testing/fake-adapter.js';
+import { fakeToolScript, processAdapter } from '@toolbridge/test-suite';
 import { serveOpenAI, type OpenAIServer } from './testing/serve.js';
 
 type APIError = InstanceType<typeof OpenAI.APIError>;
@@ -45,7 +37,7 @@ describe('Ollama through the OpenAI API', () => {
   let server: OpenAIServer;
 
   beforeAll(async () => {
-    ollama = await startFakeOllama({ models: ['qwen3:14b', 'llama3.2:latest'], reply: (m) => `Hi from ${m} on Ollama` });
+    ollama = await startFakeOllama({ models: ['qwen3:14b', 'llama3.2:latest'], reply: (m) => `Hi from ${m} on Ollama`, promptTokens: 21 });
     toolbridge = createToolbridge({ adapters: [createOllamaAdapter()], env: { OLLAMA_HOST: ollama.url } });
     server = await serveOpenAI(toolbridge);
   });
@@ -128,12 +120,12 @@ describe('Codex CLI (fake on PATH) through the OpenAI API', () => {
     await mkdir(modes, { recursive: true });
     modeFile = path.join(tmp.dir, 'mode');
     pidFile = path.join(tmp.dir, 'pids');
-    const stderr = await readCapture('codex-mock.err');
-    const ok = await readCapture('codex-mock.out');
+    const stderr = codexCapture('codex-mock.err');
+    const ok = codexCapture('codex-mock.out');
     const scripts: Record<string, string> = {
       ok: replayScript({ stdout: ok, stderr, pidFile }),
-      'logged-out': replayScript({ stdout: await readCapture('codex-noenv.out'), stderr, exitCode: 1, pidFile }),
-      failing: replayScript({ stdout: await readCapture('codex-err.out'), stderr, exitCode: 1, pidFile }),
+      'logged-out': replayScript({ stdout: codexCapture('codex-noenv.out'), stderr, exitCode: 1, pidFile }),
+      failing: replayScript({ stdout: codexCapture('codex-err.out'), stderr, exitCode: 1, pidFile }),
       // Starts a thread, then never answers (as Codex does when it cannot reach its server).
       hang: replayScript({ stdout: ok.split('\n')[0] + '\n', stderr, hang: true, pidFile }),
     };
@@ -237,8 +229,8 @@ describe('a tool process that is streaming text when the client disconnects', ()
     pidFile = path.join(tmp.dir, 'pids');
     const bin = path.join(tmp.dir, 'bin');
     // One line of text, then silence: the client has seen content when it goes away.
-    const command = await writeFakeBin(bin, 'talker', replayScript({ stdout: 'first words\n', hang: true, pidFile }));
-    toolbridge = createToolbridge({ adapters: [createProcessAdapter({ id: 'talker', command })] });
+    const command = await writeFakeBin(bin, 'talker', fakeToolScript({ deltas: ['first words'], hangAfter: true, pidFile }));
+    toolbridge = createToolbridge({ adapters: [processAdapter('talker', command)] });
     server = await serveOpenAI(toolbridge);
   });
   afterAll(async () => {

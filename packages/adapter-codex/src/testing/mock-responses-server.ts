@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startMockHttp, type MockExchange, type MockRequest } from '@toolbridge/test-suite';
 
 /**
  * A minimal OpenAI Responses API (`POST /v1/responses`, SSE) that the real
@@ -27,12 +26,8 @@ export type MockBehaviour =
   /** Accept the request and never answer. */
   | { kind: 'hang' };
 
-export interface RecordedRequest {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
+/** A request the mock received; `body` is its text. */
+export type RecordedRequest = MockRequest & { body: string };
 
 export interface MockResponsesServer {
   /** `http://127.0.0.1:PORT/v1`: the provider's `base_url`. */
@@ -45,10 +40,6 @@ export interface MockResponsesServer {
 }
 
 const DEFAULT_USAGE: MockUsage = { input_tokens: 1234, cached_tokens: 1000, output_tokens: 56, reasoning_tokens: 7 };
-
-function sse(res: ServerResponse, event: string, data: unknown): void {
-  res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...(data as object) })}\n\n`);
-}
 
 function rateLimitHeaders(limits: MockRateLimits | undefined): Record<string, string> {
   const h: Record<string, string> = {};
@@ -64,22 +55,24 @@ function rateLimitHeaders(limits: MockRateLimits | undefined): Record<string, st
   return h;
 }
 
-function reply(res: ServerResponse, b: Extract<MockBehaviour, { kind: 'reply' }>, n: number): void {
+function reply(x: MockExchange, b: Extract<MockBehaviour, { kind: 'reply' }>, n: number): void {
   const usage = b.usage ?? DEFAULT_USAGE;
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...rateLimitHeaders(b.rateLimits) });
+  const out = x.sse(rateLimitHeaders(b.rateLimits));
+  // Responses API events carry their own type in the data too.
+  const sse = (event: string, data: object) => out.event(event, { type: event, ...data });
   const responseId = `resp_mock_${n}`;
   const itemId = `msg_mock_${n}`;
-  sse(res, 'response.created', { response: { id: responseId, status: 'in_progress' } });
-  sse(res, 'response.output_item.added', {
+  sse('response.created', { response: { id: responseId, status: 'in_progress' } });
+  sse('response.output_item.added', {
     output_index: 0,
     item: { type: 'message', role: 'assistant', id: itemId, status: 'in_progress', content: [] },
   });
   // Split the text in two so the real CLI sees a genuine streamed answer.
   const half = Math.ceil(b.text.length / 2);
   for (const delta of [b.text.slice(0, half), b.text.slice(half)]) {
-    if (delta) sse(res, 'response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta });
+    if (delta) sse('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta });
   }
-  sse(res, 'response.output_item.done', {
+  sse('response.output_item.done', {
     output_index: 0,
     item: {
       type: 'message',
@@ -89,7 +82,7 @@ function reply(res: ServerResponse, b: Extract<MockBehaviour, { kind: 'reply' }>
       content: [{ type: 'output_text', text: b.text, annotations: [] }],
     },
   });
-  sse(res, 'response.completed', {
+  sse('response.completed', {
     response: {
       id: responseId,
       status: 'completed',
@@ -102,44 +95,31 @@ function reply(res: ServerResponse, b: Extract<MockBehaviour, { kind: 'reply' }>
       },
     },
   });
-  res.end();
+  out.end();
 }
 
 export async function startMockResponsesServer(
   initial: MockBehaviour = { kind: 'reply', text: 'Hello from mock' },
 ): Promise<MockResponsesServer> {
-  const requests: RecordedRequest[] = [];
   let count = 0;
   const state = { behaviour: initial };
-
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      if (req.method !== 'POST' || !(req.url ?? '').startsWith('/v1/responses')) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: 'not found' } }));
-        return;
-      }
+  const http = await startMockHttp(
+    (x) => {
+      // Tests read the body as text.
+      (x.request as RecordedRequest).body = x.request.raw;
+      if (x.request.method !== 'POST' || !x.request.url.startsWith('/v1/responses'))
+        return x.json(404, { error: { message: 'not found' } });
       const b = state.behaviour;
       count += 1;
-      if (b.kind === 'hang') return;
-      if (b.kind === 'status') {
-        res.writeHead(b.status, { 'content-type': 'application/json', ...b.headers });
-        res.end(JSON.stringify(b.body));
-        return;
-      }
-      reply(res, b, count);
-    });
-  });
-  // Codex first tries a WebSocket upgrade; refusing it makes it fall back to HTTP SSE.
-  server.on('upgrade', (_req, socket) => socket.destroy());
-
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}/v1`;
+      if (b.kind === 'hang') return x.hang();
+      if (b.kind === 'status') return x.json(b.status, b.body, b.headers);
+      reply(x, b, count);
+    },
+    // Codex first tries a WebSocket upgrade; refusing it makes it fall back to HTTP SSE.
+    { refuseUpgrades: true },
+  );
+  const baseUrl = `${http.url}/v1`;
+  const requests = http.requests as RecordedRequest[];
 
   return {
     baseUrl,
@@ -159,9 +139,6 @@ export async function startMockResponsesServer(
         `model_providers.mock={name="mock",base_url="${baseUrl}",env_key="MOCK_API_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0}`,
       ];
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => http.close(),
   };
 }

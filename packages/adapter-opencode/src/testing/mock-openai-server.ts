@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startMockHttp } from '@toolbridge/test-suite';
 
 /** How the mock answers `POST /v1/chat/completions`. */
 export type MockBehaviour =
@@ -41,53 +40,35 @@ export const MOCK_OK: MockBehaviour = {
 export async function startMockOpenAIServer(behaviour: MockBehaviour = MOCK_OK): Promise<MockOpenAIServer> {
   const requests: MockRequest[] = [];
   const state = { behaviour };
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (raw += c));
-    req.on('end', () => {
-      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
-        res
-          .writeHead(404, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
-        return;
-      }
-      let body: MockRequest['body'] = {};
-      try {
-        body = JSON.parse(raw) as MockRequest['body'];
-      } catch {
-        // Recorded as an empty body; the test will notice.
-      }
-      const title = JSON.stringify(body.messages ?? []).includes('title generator');
-      requests.push({ path: req.url, title, body });
-      const b = state.behaviour;
-      if (b.kind === 'hang') return;
-      if (b.kind === 'error') {
-        res
-          .writeHead(b.status, { 'content-type': 'application/json', ...b.headers })
-          .end(JSON.stringify({ error: { message: b.message, type: b.type, ...(b.code ? { code: b.code } : {}) } }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const base = {
-        id: 'chatcmpl-mock',
-        object: 'chat.completion.chunk',
-        created: Math.floor(Date.now() / 1000),
-        model: body.model ?? 'mock-model',
-      };
-      const chunks = title ? ['Mock title'] : b.chunks;
-      chunks.forEach((content, i) => {
-        const delta = i === 0 ? { role: 'assistant', content } : { content };
-        res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
-      });
-      res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: b.usage })}\n\n`);
-      res.end('data: [DONE]\n\n');
+  const http = await startMockHttp((x) => {
+    if (x.request.method !== 'POST' || !x.request.path.endsWith('/chat/completions')) {
+      return x.json(404, { error: { message: 'not found', type: 'invalid_request_error' } });
+    }
+    // An unparsable body is recorded as empty; the test will notice.
+    const body = (x.request.json ?? {}) as MockRequest['body'];
+    const title = JSON.stringify(body.messages ?? []).includes('title generator');
+    requests.push({ path: x.request.url, title, body });
+    const b = state.behaviour;
+    if (b.kind === 'hang') return x.hang();
+    if (b.kind === 'error')
+      return x.json(b.status, { error: { message: b.message, type: b.type, ...(b.code ? { code: b.code } : {}) } }, b.headers);
+    const out = x.sse();
+    const base = {
+      id: 'chatcmpl-mock',
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model: body.model ?? 'mock-model',
+    };
+    const chunks = title ? ['Mock title'] : b.chunks;
+    chunks.forEach((content, i) => {
+      const delta = i === 0 ? { role: 'assistant', content } : { content };
+      out.data({ ...base, choices: [{ index: 0, delta, finish_reason: null }] });
     });
+    out.data({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: b.usage });
+    out.end('data: [DONE]\n\n');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: `${http.url}/v1`,
     get behaviour() {
       return state.behaviour;
     },
@@ -95,10 +76,7 @@ export async function startMockOpenAIServer(behaviour: MockBehaviour = MOCK_OK):
       state.behaviour = next;
     },
     requests,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => http.close(),
   };
 }
 

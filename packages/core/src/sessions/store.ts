@@ -108,7 +108,9 @@ export class SessionStore {
 
   private async readRecord(id: string): Promise<SessionRecord | undefined> {
     try {
-      const parsed = JSON.parse(await readFile(path.join(this.dir, id, RECORD), 'utf8')) as SessionRecord & { version?: number };
+      const { version: _v, ...parsed } = JSON.parse(await readFile(path.join(this.dir, id, RECORD), 'utf8')) as SessionRecord & {
+        version?: number;
+      };
       return parsed.id === id && typeof parsed.toolId === 'string' ? parsed : undefined;
     } catch {
       return undefined;
@@ -138,16 +140,28 @@ export class SessionStore {
       .map(({ native: _n, toolChanges: _t, messageCount: _c, ...summary }) => summary);
   }
 
+  /**
+   * The transcript: one JSON message per line, appended as turns finish. Only the lines of
+   * committed turns count: a process killed mid-write leaves at most a torn or extra tail, skipped.
+   */
   async transcript(id: string): Promise<TranscriptMessage[]> {
-    await this.get(id);
+    const record = await this.get(id);
+    let text: string;
     try {
-      const parsed = JSON.parse(await readFile(path.join(this.folderOf(id), 'transcript.json'), 'utf8')) as {
-        messages?: TranscriptMessage[];
-      };
-      return Array.isArray(parsed.messages) ? parsed.messages : [];
+      text = await readFile(path.join(this.folderOf(id), TRANSCRIPT), 'utf8');
     } catch {
       return [];
     }
+    const messages: TranscriptMessage[] = [];
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      try {
+        messages.push(JSON.parse(line) as TranscriptMessage);
+      } catch {
+        // a torn line
+      }
+    }
+    return messages.slice(0, record.messageCount ?? messages.length);
   }
 
   async detail(id: string): Promise<SessionDetail> {

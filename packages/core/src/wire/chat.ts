@@ -123,6 +123,7 @@ export const Activity = Type.Union([
 ]);
 export type Activity = Static<typeof Activity>;
 export type ActivityKind = Activity['kind'];
+export const ACTIVITY_KINDS: readonly ActivityKind[] = ['command', 'file_change', 'tool_call', 'web_search', 'reasoning', 'plan', 'other'];
 export type ActivityStatus = (typeof ACTIVITY_STATUSES)[number];
 
 export const AssistantMessage = Type.Object({ role: Type.Literal('assistant'), content: Type.String() });

@@ -1,5 +1,5 @@
 import { afterEach } from '@jest/globals';
-import { makeFakeMachine, type FakeCli, type FakeMachine } from '@toolbridge/test-suite';
+import { makeFakeMachine, type FakeCli, type FakeMachine } from './fake-machine.js';
 import { createToolbridge, type Toolbridge, type ToolbridgeOptions } from '../toolbridge.js';
 
 /**
