@@ -1,5 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import { startMockHttp } from '@toolbridge/test-suite';
 
 /** What the mock answers one chat completion with. */
 export type ChatStep =
@@ -11,7 +11,7 @@ export type ChatStep =
 export interface MockRequest {
   method: string;
   url: string;
-  headers: http.IncomingHttpHeaders;
+  headers: IncomingHttpHeaders;
   body: any;
 }
 
@@ -48,106 +48,96 @@ export const API_ERRORS = {
 };
 
 /**
- * An OpenAI-style provider for Copilot's bring-your-own-model mode on 127.0.0.1
- * (`POST /v1/chat/completions`, streamed as SSE), plus the few github.com routes of the OAuth
- * device flow `copilot login --host <url>` walks through. Every request is recorded.
+ * An OpenAI-style provider for Copilot's bring-your-own-model mode on 127.0.0.1 (a handler on the
+ * test kit's mock HTTP server: `POST /v1/chat/completions`, streamed as SSE), plus the few
+ * github.com routes of the OAuth device flow `copilot login --host <url>` walks through. Every
+ * request is recorded.
  */
 export async function startMockOpenAIServer(fallback: ChatStep = HELLO): Promise<MockOpenAIServer> {
   const requests: MockRequest[] = [];
-  const hung: http.ServerResponse[] = [];
   let polls = 0;
+  let origin = '';
   const mock = { queue: [] as ChatStep[], fallback, pendingPolls: Infinity };
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (raw += c));
-    req.on('end', () => {
-      let body: any;
-      try {
-        body = raw ? JSON.parse(raw) : undefined;
-      } catch {
-        body = raw;
-      }
-      const url = req.url ?? '';
-      requests.push({ method: req.method ?? '', url, headers: req.headers, body });
-      const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
-        res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
-      if (url.startsWith('/login/device/code')) {
-        return json(200, {
-          device_code: 'dev-123',
-          user_code: DEVICE_CODE,
-          verification_uri: `${origin}/login/device`,
-          expires_in: 900,
-          interval: 1,
-        });
-      }
-      if (url.startsWith('/login/oauth/access_token')) {
-        polls++;
-        return json(
-          200,
-          polls <= mock.pendingPolls
-            ? { error: 'authorization_pending' }
-            : { access_token: 'gho_mock', token_type: 'bearer', scope: 'read:user' },
-        );
-      }
-      if (url.startsWith('/copilot_internal/user') || /^\/(api\/v3\/)?user(\?|$)/.test(url)) {
-        return json(200, { login: 'mock-user', id: 1, chat_enabled: true, endpoints: { api: origin, proxy: origin, telemetry: origin } });
-      }
-      if (!url.endsWith('/chat/completions')) return json(404, { message: 'Not Found' });
-      const step = mock.queue.shift() ?? mock.fallback;
-      if (step.kind === 'hang') return void hung.push(res);
-      if (step.kind === 'error') return json(step.status, step.body, step.headers);
-      const base = {
-        id: 'chatcmpl-mock',
-        object: 'chat.completion.chunk',
-        created: Math.floor(Date.now() / 1000),
-        model: body?.model ?? 'mock-model',
-      };
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const send = (o: unknown) => res.write(`data: ${JSON.stringify(o)}\n\n`);
-      if (step.kind === 'text') {
-        step.chunks.forEach((content, i) =>
-          send({ ...base, choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content } : { content }, finish_reason: null }] }),
-        );
-        send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: USAGE });
-      } else {
-        step.calls.forEach((c, i) =>
-          send({
-            ...base,
-            choices: [
-              {
-                index: 0,
-                delta: {
-                  tool_calls: [
-                    {
-                      index: i,
-                      id: `call_${i}_${requests.length}`,
-                      type: 'function',
-                      function: { name: c.name, arguments: JSON.stringify(c.args) },
-                    },
-                  ],
-                },
-                finish_reason: null,
+  const server = await startMockHttp((x) => {
+    const {
+      method,
+      url,
+      headers,
+      json: body,
+      raw,
+    } = x.request as { method: string; url: string; headers: IncomingHttpHeaders; json: any; raw: string };
+    const json = x.json.bind(x);
+    requests.push({ method, url, headers, body: body ?? (raw || undefined) });
+    if (url.startsWith('/login/device/code')) {
+      return json(200, {
+        device_code: 'dev-123',
+        user_code: DEVICE_CODE,
+        verification_uri: `${origin}/login/device`,
+        expires_in: 900,
+        interval: 1,
+      });
+    }
+    if (url.startsWith('/login/oauth/access_token')) {
+      polls++;
+      return json(
+        200,
+        polls <= mock.pendingPolls
+          ? { error: 'authorization_pending' }
+          : { access_token: 'gho_mock', token_type: 'bearer', scope: 'read:user' },
+      );
+    }
+    if (url.startsWith('/copilot_internal/user') || /^\/(api\/v3\/)?user(\?|$)/.test(url)) {
+      return json(200, { login: 'mock-user', id: 1, chat_enabled: true, endpoints: { api: origin, proxy: origin, telemetry: origin } });
+    }
+    if (!url.endsWith('/chat/completions')) return json(404, { message: 'Not Found' });
+    const step = mock.queue.shift() ?? mock.fallback;
+    if (step.kind === 'hang') return x.hang();
+    if (step.kind === 'error') return json(step.status, step.body, step.headers);
+    const base = {
+      id: 'chatcmpl-mock',
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model: body?.model ?? 'mock-model',
+    };
+    const out = x.sse();
+    const send = (o: unknown) => out.data(o);
+    if (step.kind === 'text') {
+      step.chunks.forEach((content, i) =>
+        send({ ...base, choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content } : { content }, finish_reason: null }] }),
+      );
+      send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: USAGE });
+    } else {
+      step.calls.forEach((c, i) =>
+        send({
+          ...base,
+          choices: [
+            {
+              index: 0,
+              delta: {
+                tool_calls: [
+                  {
+                    index: i,
+                    id: `call_${i}_${requests.length}`,
+                    type: 'function',
+                    function: { name: c.name, arguments: JSON.stringify(c.args) },
+                  },
+                ],
               },
-            ],
-          }),
-        );
-        send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage: USAGE });
-      }
-      res.end('data: [DONE]\n\n');
-    });
+              finish_reason: null,
+            },
+          ],
+        }),
+      );
+      send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage: USAGE });
+    }
+    out.end('data: [DONE]\n\n');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = server.url;
   return Object.assign(mock, {
     url: origin,
     baseURL: `${origin}/v1`,
     requests,
     chatRequests: () => requests.filter((r) => r.url.endsWith('/chat/completions')),
-    async close() {
-      for (const r of hung) r.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => server.close(),
   });
 }

@@ -1,5 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import { startMockHttp } from '@toolbridge/test-suite';
 
 /** What the mock answers one model request with. */
 export type GeminiStep =
@@ -11,7 +11,7 @@ export type GeminiStep =
 export interface GeminiRequest {
   method: string;
   url: string;
-  headers: http.IncomingHttpHeaders;
+  headers: IncomingHttpHeaders;
   body: any;
 }
 
@@ -95,53 +95,34 @@ function chunksOf(step: GeminiStep): unknown[] {
 }
 
 /**
- * The Gemini API as Gemini CLI uses it, on 127.0.0.1: `:streamGenerateContent?alt=sse` (one
- * request per model turn), `:generateContent`, `:countTokens` (before a prompt with an image).
- * Every request is recorded.
+ * The Gemini API as Gemini CLI uses it, on 127.0.0.1 (a handler on the test kit's mock HTTP
+ * server): `:streamGenerateContent?alt=sse` (one request per model turn), `:generateContent`,
+ * `:countTokens` (before a prompt with an image). Every request is recorded.
  */
 export async function startMockGeminiServer(fallback: GeminiStep = HELLO): Promise<MockGeminiServer> {
   const requests: GeminiRequest[] = [];
-  const hung: http.ServerResponse[] = [];
   const mock = { queue: [] as GeminiStep[], fallback };
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (raw += c));
-    req.on('end', () => {
-      let body: unknown;
-      try {
-        body = raw ? JSON.parse(raw) : undefined;
-      } catch {
-        body = raw;
-      }
-      const url = req.url ?? '';
-      requests.push({ method: req.method ?? '', url, headers: req.headers, body });
-      const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
-        res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
-      if (url.includes(':countTokens')) return json(200, { totalTokens: 42 });
-      if (!url.includes(':streamGenerateContent') && !url.includes(':generateContent')) {
-        return json(404, { error: { code: 404, message: 'not found (mock)', status: 'NOT_FOUND' } });
-      }
-      const step = mock.queue.shift() ?? mock.fallback;
-      if (step.kind === 'hang') return void hung.push(res);
-      if (step.kind === 'error') return json(step.status, step.body, step.headers);
-      const chunks = chunksOf(step);
-      if (url.includes(':generateContent')) return json(200, chunks.at(-1));
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      for (const c of chunks) res.write(`data: ${JSON.stringify(c)}\r\n\r\n`);
-      res.end();
-    });
+  const server = await startMockHttp((x) => {
+    const { method, url, headers, json, raw } = x.request;
+    requests.push({ method, url, headers, body: json ?? (raw || undefined) });
+    if (url.includes(':countTokens')) return x.json(200, { totalTokens: 42 });
+    if (!url.includes(':streamGenerateContent') && !url.includes(':generateContent')) {
+      return x.json(404, { error: { code: 404, message: 'not found (mock)', status: 'NOT_FOUND' } });
+    }
+    const step = mock.queue.shift() ?? mock.fallback;
+    if (step.kind === 'hang') return x.hang();
+    if (step.kind === 'error') return x.json(step.status, step.body, step.headers);
+    const chunks = chunksOf(step);
+    if (url.includes(':generateContent')) return x.json(200, chunks.at(-1));
+    x.sse();
+    // The real API ends each event with CRLFs.
+    for (const c of chunks) x.res.write(`data: ${JSON.stringify(c)}\r\n\r\n`);
+    x.res.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return Object.assign(mock, {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     requests,
     modelRequests: () => requests.filter((r) => r.url.includes(':streamGenerateContent')),
-    async close() {
-      for (const r of hung) r.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => server.close(),
   });
 }
