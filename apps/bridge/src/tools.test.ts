@@ -135,7 +135,7 @@ describe('bridge over the real adapters', () => {
       expect(body).toMatchObject({
         toolId,
         type: 'agent',
-        result: { message: { content: 'Hello from mock' }, metadata: { permissions: { level: 'read-only' } } },
+        result: { message: { content: 'Hello from mock' }, metadata: { permissions: { applied: 'read-only' } } },
       });
       expect(body.result.usage).toMatchObject({ input_tokens: 20, output_tokens: 7 });
       const v1 = await bridge.request('/v1/chat/completions', { method: 'POST', json: { model: toolId, messages: hello.messages } });

@@ -51,7 +51,13 @@ describe('copilot adapter (fake CLI replaying real captures)', () => {
       model: 'mock-model',
       metadata: {
         nativeSessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
-        permissions: { level: 'read-only', source: 'default', flags: READ_ONLY },
+        permissions: {
+          requested: 'read-only',
+          applied: 'read-only',
+          note: expect.stringContaining('shell is denied'),
+          source: 'default',
+          flags: READ_ONLY,
+        },
         premiumRequests: 0,
       },
     });
@@ -74,7 +80,13 @@ describe('copilot adapter (fake CLI replaying real captures)', () => {
   ] as const)('permissions %s → %j', async (level, flags, replay) => {
     const { fake, adapter, ctx } = await setup(replay);
     const result = await adapterChat(adapter, ask('make two files', { permissions: level }), ctx());
-    expect(result.metadata.permissions).toEqual({ level, source: 'request', flags });
+    expect(result.metadata.permissions).toEqual({
+      requested: level,
+      applied: level,
+      ...(level === 'full' ? {} : { note: expect.stringContaining('shell is denied') }),
+      source: 'request',
+      flags,
+    });
     const [run] = await fake.runs();
     expect(run!.argv.slice(3, 3 + flags.length)).toEqual(flags);
     expect(result.message.content).toBe('All done.');

@@ -28,3 +28,9 @@ export const PERMISSION_FLAGS: Readonly<Record<PermissionLevel, readonly string[
   'workspace-write': ['--allow-tool=write', '--deny-tool=shell', '--disallow-temp-dir'],
   full: ['--yolo'],
 };
+
+/** What a level cannot grant exactly, for `result.metadata.permissions.note`. */
+export const PERMISSION_NOTES: Readonly<Partial<Record<PermissionLevel, string>>> = {
+  'read-only': 'the shell is denied below full: Copilot cannot confine a command to reading',
+  'workspace-write': 'the shell is denied below full: Copilot cannot confine a command to the workspace',
+};

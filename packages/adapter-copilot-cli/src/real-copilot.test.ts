@@ -78,7 +78,11 @@ describe('real copilot 1.0.102 against an OpenAI-style mock (BYOK)', () => {
       reasoning_output_tokens: 2,
     });
     expect(result.model).toBe('mock-model');
-    expect(result.metadata).toMatchObject({ toolId: 'copilot', nativeSessionId: expect.any(String), permissions: { level: 'read-only' } });
+    expect(result.metadata).toMatchObject({
+      toolId: 'copilot',
+      nativeSessionId: expect.any(String),
+      permissions: { applied: 'read-only' },
+    });
     const [request] = chatsSince(before);
     expect(request!.body.model).toBe('mock-model');
     expect(JSON.stringify(request!.body.messages.at(-1))).toContain('PROMPT-MARKER-9034 say hello');

@@ -19,7 +19,7 @@ import {
 } from '@toolbridge/core';
 import { buildArgs } from './argv.js';
 import { resolveCopilotBinary } from './binary.js';
-import { NAME, PERMISSION_FLAGS, TOOL_ID } from './config.js';
+import { NAME, PERMISSION_FLAGS, TOOL_ID, PERMISSION_NOTES } from './config.js';
 import { CopilotEventParser } from './events.js';
 import { classifyCallFailure, classifySessionError, classifyStartupFailure } from './failures.js';
 import type { CopilotCliAdapterOptions } from './options.js';
@@ -112,7 +112,13 @@ export async function* runTurn(
           ...(model ? { model } : {}),
           metadata: {
             ...(parser.sessionId ? { nativeSessionId: parser.sessionId } : {}),
-            permissions: { level: turn.level, source: turn.source, flags: PERMISSION_FLAGS[turn.level] },
+            permissions: {
+              requested: turn.level,
+              applied: turn.level,
+              ...(PERMISSION_NOTES[turn.level] ? { note: PERMISSION_NOTES[turn.level] } : {}),
+              source: turn.source,
+              flags: PERMISSION_FLAGS[turn.level],
+            },
             ...(typeof premiumRequests === 'number' ? { premiumRequests } : {}),
             ...(parser.warnings.length ? { warnings: parser.warnings } : {}),
           },

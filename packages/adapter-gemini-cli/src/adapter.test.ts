@@ -50,7 +50,9 @@ describe('gemini adapter (fake CLI replaying real captures)', () => {
       metadata: {
         nativeSessionId: 'f1fe03fd-e2fb-4c3d-abb2-5a8428d7cd61',
         permissions: {
-          level: 'read-only',
+          requested: 'read-only',
+          applied: 'read-only',
+          note: expect.stringContaining('shell and MCP tools are denied'),
           source: 'default',
           approvalMode: 'default',
           deniedTools: ['run_shell_command', 'write_file', 'replace', 'mcp_*'],
@@ -84,7 +86,14 @@ describe('gemini adapter (fake CLI replaying real captures)', () => {
   ] as const)('permissions %s → --approval-mode %s, denying %j', async (level, mode, denied) => {
     const { fake, adapter, ctx } = await setup(REPLAYS.tools);
     const result = await adapterChat(adapter, ask('make two files', { permissions: level }), ctx());
-    expect(result.metadata.permissions).toEqual({ level, source: 'request', approvalMode: mode, deniedTools: denied });
+    expect(result.metadata.permissions).toEqual({
+      requested: level,
+      applied: level,
+      ...(level === 'full' ? {} : { note: expect.stringContaining('shell and MCP tools are denied') }),
+      source: 'request',
+      approvalMode: mode,
+      deniedTools: denied,
+    });
     const [run] = await fake.runs();
     expect(run!.argv[run!.argv.indexOf('--approval-mode') + 1]).toBe(mode);
     expect(run!.argv.includes('--admin-policy')).toBe(denied.length > 0);
@@ -94,11 +103,11 @@ describe('gemini adapter (fake CLI replaying real captures)', () => {
   it('takes the `permissions` config key, never more than asked', async () => {
     const { fake, adapter, ctx } = await setup(REPLAYS.ok, { geminiModel: 'm', permissions: 'workspace-write' });
     expect((await adapterChat(adapter, ask('hi'), ctx())).metadata.permissions).toMatchObject({
-      level: 'workspace-write',
+      applied: 'workspace-write',
       source: 'config',
     });
     expect((await adapterChat(adapter, ask('hi', { permissions: 'read-only' }), ctx())).metadata.permissions).toMatchObject({
-      level: 'read-only',
+      applied: 'read-only',
       approvalMode: 'default',
     });
     expect((await fake.runs()).map((r) => r.argv[r.argv.indexOf('--approval-mode') + 1])).toEqual(['auto_edit', 'default']);

@@ -8,6 +8,12 @@ export const DENIED_TOOLS: Readonly<Record<PermissionLevel, readonly string[]>> 
   full: [],
 };
 
+/** What a level cannot grant exactly, for `result.metadata.permissions.note`. */
+export const PERMISSION_NOTES: Readonly<Partial<Record<PermissionLevel, string>>> = {
+  'read-only': 'the shell and MCP tools are denied below full: neither is confined to reading',
+  'workspace-write': 'the shell and MCP tools are denied below full: neither is confined to the workspace',
+};
+
 /**
  * An admin-tier policy (`--admin-policy`) denying a level's tools. Admin rules outrank user
  * policies and "always allow" approvals, and a global `deny` removes the tool from what the

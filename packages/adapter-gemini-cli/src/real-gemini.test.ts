@@ -75,7 +75,7 @@ describe('real gemini 0.61.0 against a mock Gemini API', () => {
     expect(result.message).toEqual({ role: 'assistant', content: 'Hello from mock' });
     expect(result.usage).toEqual({ input_tokens: 20, cached_input_tokens: 5, output_tokens: 7, total_tokens: 29 });
     expect(result.model).toBe('mock-model');
-    expect(result.metadata).toMatchObject({ toolId: 'gemini', nativeSessionId: expect.any(String), permissions: { level: 'read-only' } });
+    expect(result.metadata).toMatchObject({ toolId: 'gemini', nativeSessionId: expect.any(String), permissions: { applied: 'read-only' } });
     const requests = mock.requests.slice(before);
     expect(requests.map((r) => r.url)).toEqual(['/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse']);
     expect(requests[0]!.headers['x-goog-api-key']).toBe('dummy-key');

@@ -15,7 +15,7 @@ import { APPROVAL_MODE_OF, NAME, TOOL_ID } from './config.js';
 import { GeminiEventParser } from './events.js';
 import { classifyFailure, cleanStderr, RetryWatch } from './failures.js';
 import type { GeminiCliAdapterOptions } from './options.js';
-import { DENIED_TOOLS, policyToml } from './policy.js';
+import { DENIED_TOOLS, policyToml, PERMISSION_NOTES } from './policy.js';
 import { findSessionFile } from './session-files.js';
 
 export interface GeminiTurn {
@@ -114,7 +114,14 @@ export async function* runTurn(
           ...(model ? { model } : {}),
           metadata: {
             ...(parser.sessionId ? { nativeSessionId: parser.sessionId } : {}),
-            permissions: { level: turn.level, source: turn.source, approvalMode, deniedTools: DENIED_TOOLS[turn.level] },
+            permissions: {
+              requested: turn.level,
+              applied: turn.level,
+              ...(PERMISSION_NOTES[turn.level] ? { note: PERMISSION_NOTES[turn.level] } : {}),
+              source: turn.source,
+              approvalMode,
+              deniedTools: DENIED_TOOLS[turn.level],
+            },
             ...(result.toolCalls ? { toolCalls: result.toolCalls } : {}),
             ...(parser.warnings.length ? { warnings: parser.warnings } : {}),
           },
