@@ -53,7 +53,7 @@ describe('dashboard in Chromium', () => {
   const apiGet = (p: string) => fetch(bridge.url + p, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.json());
 
   beforeAll(async () => {
-    machine = await makeFakeMachine({ bins: ['codex', 'claude'] });
+    machine = await makeFakeMachine({ bins: ['codex', 'claude', 'gemini'] });
     await machine.setMode('claude', 'logged_out');
     await seedCodexUsage(machine.env.CODEX_HOME!, Date.now());
     const toolbridge = createToolbridge({ env: machine.env, config: { ollamaModel: 'llama3.2:1b' }, discoveryTtlMs: 0 });
@@ -74,7 +74,7 @@ describe('dashboard in Chromium', () => {
     await machine?.cleanup();
   });
 
-  it('asks for the token, keeps it in session storage only, then shows the four tools in their states', async () => {
+  it('asks for the token, keeps it in session storage only, then shows the six tools in their states', async () => {
     await page.goto(bridge.url + '/');
     await expect(page.getByRole('heading', { name: 'This bridge needs its token' }).isVisible()).resolves.toBe(true);
     await expect(page.locator('#token-message').textContent()).resolves.toContain('started with a token');
@@ -95,6 +95,14 @@ describe('dashboard in Chromium', () => {
     await expect(opencode.locator('.badge').innerText()).resolves.toBe('Not installed');
     await expect(opencode.locator('.reason').innerText()).resolves.toMatch(/not installed/i);
     await expect(opencode.locator('pre.command').innerText()).resolves.toBe('npm i -g opencode-ai');
+
+    await card('Gemini CLI').getByText('Ready', { exact: true }).waitFor();
+    const gemini = (await card('Gemini CLI').innerText()).replace(/\s+/g, ' ');
+    expect(gemini).toContain('Logged in');
+    expect(gemini).toMatch(/Version \S*0\.61\.0/);
+    const copilot = card('Copilot CLI');
+    await expect(copilot.locator('.badge').innerText()).resolves.toBe('Not installed');
+    await expect(copilot.locator('pre.command').innerText()).resolves.toBe('npm i -g @github/copilot');
 
     const ollama = (await card('Ollama').innerText()).replace(/\s+/g, ' ');
     expect(ollama).toContain('No login needed');
@@ -158,7 +166,8 @@ describe('dashboard in Chromium', () => {
     await expect(page.getByLabel('Tool', { exact: true }).isHidden()).resolves.toBe(true);
     const list = page.locator('#fallback-list');
     await list.getByRole('checkbox', { name: 'Codex' }).uncheck();
-    // Move Ollama above OpenCode (unticked, not installed): the order sent must follow the list.
+    await list.getByRole('checkbox', { name: 'Gemini CLI' }).uncheck();
+    // Move Ollama above Copilot CLI (unticked, not installed): the order sent must follow the list.
     await list.getByRole('button', { name: 'Move Ollama up' }).click();
     // The list was re-rendered; the keyboard user's focus stays on the same button.
     expect(await page.evaluate<string | null>("document.activeElement.getAttribute('aria-label')")).toBe('Move Ollama up');

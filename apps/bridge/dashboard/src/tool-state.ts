@@ -18,6 +18,11 @@ export const INSTALL_HINTS: Readonly<Record<string, InstallHint>> = {
   codex: { command: 'npm i -g @openai/codex', text: 'Install Codex CLI, then run `codex login`.' },
   'claude-code': { command: 'npm i -g @anthropic-ai/claude-code', text: 'Install Claude Code, then run `claude auth login`.' },
   opencode: { command: 'npm i -g opencode-ai', text: 'Install OpenCode, then run `opencode auth login` for a provider.' },
+  gemini: {
+    command: 'npm i -g @google/gemini-cli',
+    text: 'Install Gemini CLI, then run `gemini` once in a terminal to sign in (or set GEMINI_API_KEY).',
+  },
+  copilot: { command: 'npm i -g @github/copilot', text: 'Install Copilot CLI, then run `copilot login`.' },
   ollama: { url: 'https://ollama.com/download', text: 'Install Ollama, then start it with `ollama serve` and pull a model.' },
   gemini: { command: 'npm i -g @google/gemini-cli', text: 'Install Gemini CLI, then run `gemini` once to log in.' },
   copilot: { command: 'npm i -g @github/copilot', text: 'Install GitHub Copilot CLI, then run `copilot login`.' },
