@@ -22,10 +22,8 @@ export const INSTALL_HINTS: Readonly<Record<string, InstallHint>> = {
     command: 'npm i -g @google/gemini-cli',
     text: 'Install Gemini CLI, then run `gemini` once in a terminal to sign in (or set GEMINI_API_KEY).',
   },
-  copilot: { command: 'npm i -g @github/copilot', text: 'Install Copilot CLI, then run `copilot login`.' },
-  ollama: { url: 'https://ollama.com/download', text: 'Install Ollama, then start it with `ollama serve` and pull a model.' },
-  gemini: { command: 'npm i -g @google/gemini-cli', text: 'Install Gemini CLI, then run `gemini` once to log in.' },
   copilot: { command: 'npm i -g @github/copilot', text: 'Install GitHub Copilot CLI, then run `copilot login`.' },
+  ollama: { url: 'https://ollama.com/download', text: 'Install Ollama, then start it with `ollama serve` and pull a model.' },
 };
 
 export interface ModelEntry {
