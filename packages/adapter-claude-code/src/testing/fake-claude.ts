@@ -55,12 +55,14 @@ else if (argv.includes('-p')) reply = spec.chat || {};
 else reply = { stderr: 'fake claude: unexpected arguments ' + JSON.stringify(argv) + '\\n', exitCode: 2 };
 const run = async (input) => {
   if (spec.recordFile) {
-    const env = { CLAUDE_CODE_MAX_RETRIES: process.env.CLAUDE_CODE_MAX_RETRIES };
+    const env = {};
+    for (const k of ['CLAUDE_CODE_MAX_RETRIES', 'TMPDIR', 'MAX_STRUCTURED_OUTPUT_RETRIES', 'IS_SANDBOX']) if (process.env[k] !== undefined) env[k] = process.env[k];
+    const tmpdirMode = process.env.TMPDIR && fs.existsSync(process.env.TMPDIR) ? fs.statSync(process.env.TMPDIR).mode & 0o777 : undefined;
     const sp = argv.indexOf('--system-prompt-file') >= 0 ? argv[argv.indexOf('--system-prompt-file') + 1]
       : argv.indexOf('--append-system-prompt-file') >= 0 ? argv[argv.indexOf('--append-system-prompt-file') + 1] : undefined;
     let systemPrompt;
     if (sp) { systemPrompt = { text: fs.readFileSync(sp, 'utf8'), mode: fs.statSync(sp).mode & 0o777 }; }
-    fs.appendFileSync(spec.recordFile, JSON.stringify({ argv, stdin: input, cwd: process.cwd(), env, systemPrompt }) + '\\n');
+    fs.appendFileSync(spec.recordFile, JSON.stringify({ argv, stdin: input, cwd: process.cwd(), env, tmpdirMode, systemPrompt }) + '\\n');
   }
   if (reply.stderr) process.stderr.write(reply.stderr);
   const out = reply.stdoutFile ? fs.readFileSync(reply.stdoutFile, 'utf8') : (reply.stdout || '');
@@ -85,8 +87,24 @@ export interface RecordedRun {
   argv: string[];
   stdin?: string;
   cwd: string;
-  env: { CLAUDE_CODE_MAX_RETRIES?: string };
+  env: { CLAUDE_CODE_MAX_RETRIES?: string; TMPDIR?: string; MAX_STRUCTURED_OUTPUT_RETRIES?: string; IS_SANDBOX?: string };
+  /** Mode of `$TMPDIR` while the run ran (undefined when it did not exist). */
+  tmpdirMode?: number;
   systemPrompt?: { text: string; mode: number };
+}
+
+/** The stream-json lines a run was sent on stdin. */
+export function stdinLines(run: RecordedRun): Array<Record<string, any>> {
+  return (run.stdin ?? '')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
+}
+
+/** The value after a flag in a run's argv (undefined when absent). */
+export function flagOf(run: RecordedRun, name: string): string | undefined {
+  const i = run.argv.indexOf(name);
+  return i < 0 ? undefined : run.argv[i + 1];
 }
 
 export async function readRecords(file: string): Promise<RecordedRun[]> {

@@ -1,3 +1,4 @@
+import { afterEach } from '@jest/globals';
 import path from 'node:path';
 import { createRegistry, type ToolbridgeConfig } from '@toolbridge/core';
 import { makeTempDir, pathWith } from '@toolbridge/test-suite';
@@ -33,5 +34,24 @@ export async function fakeSetup(spec: FakeClaudeSpec, options: ClaudeCodeAdapter
       await registry.close();
       await cleanup();
     },
+  };
+}
+
+/**
+ * `fakeSetup` for one test file: whatever a test set up (and whatever it hands to `defer`) is
+ * cleaned up after that test, newest first.
+ */
+export function fakeSetups(): { setup: typeof fakeSetup; defer(cleanup: () => Promise<void>): void } {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  return {
+    async setup(...args) {
+      const s = await fakeSetup(...args);
+      cleanups.push(s.cleanup);
+      return s;
+    },
+    defer: (cleanup) => void cleanups.push(cleanup),
   };
 }
