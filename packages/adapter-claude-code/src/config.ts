@@ -4,12 +4,13 @@ import type { PermissionLevel } from '@toolbridge/core';
 export const TOOL_ID = 'claude-code';
 
 /**
- * How much of Claude Code's toolbox a chat may use. The default, `none`, is a plain chat: no file
- * reads, no edits, no shell.
+ * How much of Claude Code's toolbox a chat may use. `none` is a plain chat: no file reads, no
+ * edits, no shell. `edit` is workspace-write without the shell; `workspace-write` adds Bash (its
+ * commands confined by Claude Code's own checks, see the README).
  */
-export type ClaudeCodeToolAccess = 'none' | 'read-only' | 'edit' | 'full';
+export type ClaudeCodeToolAccess = 'none' | 'read-only' | 'edit' | 'workspace-write' | 'full';
 
-export const TOOL_ACCESS_VALUES: readonly ClaudeCodeToolAccess[] = ['none', 'read-only', 'edit', 'full'];
+export const TOOL_ACCESS_VALUES: readonly ClaudeCodeToolAccess[] = ['none', 'read-only', 'edit', 'workspace-write', 'full'];
 
 /** The config keys Claude Code owns: `claudeCodeModel`, `claudeCodeMaxTurns`, `claudeCodeToolAccess`. */
 export const claudeCodeConfig = adapterConfig(TOOL_ID, {
@@ -23,7 +24,7 @@ export const claudeCodeConfig = adapterConfig(TOOL_ID, {
     type: 'string',
     enum: TOOL_ACCESS_VALUES,
     description:
-      'Tools Claude Code may use when a chat asks for no permission level: none (default, plain chat), read-only (Read/Glob/Grep), edit (plus Edit/Write/NotebookEdit, edits auto-accepted), full (all tools, permission checks bypassed).',
+      'Tools Claude Code may use when a chat asks for no permission level: none (plain chat), read-only (Read/Glob/Grep), edit (plus Edit/Write/NotebookEdit inside the working directories, no shell), workspace-write (edit plus Bash, commands checked by Claude Code), full (every tool, unconfined).',
   },
 });
 
@@ -32,20 +33,15 @@ export const claudeCodeConfigSchema = claudeCodeConfig.schema;
 /** The tool access a permission level maps to. */
 export const ACCESS_OF: Readonly<Record<PermissionLevel, ClaudeCodeToolAccess>> = {
   'read-only': 'read-only',
-  'workspace-write': 'edit',
+  'workspace-write': 'workspace-write',
   full: 'full',
 };
 
-/** The permission level a tool access stays within (`none` grants less than read-only). */
+/** The permission level a tool access stays within (`none` grants less than read-only, `edit` less than workspace-write). */
 export const LEVEL_OF: Readonly<Record<ClaudeCodeToolAccess, PermissionLevel>> = {
   none: 'read-only',
   'read-only': 'read-only',
   edit: 'workspace-write',
+  'workspace-write': 'workspace-write',
   full: 'full',
 };
-
-export interface EffectiveSettings {
-  model?: string;
-  maxTurns?: number;
-  toolAccess: ClaudeCodeToolAccess;
-}

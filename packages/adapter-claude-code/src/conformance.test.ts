@@ -13,6 +13,10 @@ const specs: Record<string, FakeClaudeSpec> = {
     authStatus: { stdoutFile: capture('claude-auth-status-loggedout.out'), exitCode: 1 },
   },
   'rate-limited': { chat: { stdoutFile: capture('claude-429-stream.out'), exitCode: 1 } },
+  // A real --json-schema run: the answer is the StructuredOutput call.
+  json: { chat: { stdoutFile: capture('claude-structured.out') } },
+  // A real workspace-write run: commands, file changes, a denied write, a read.
+  activity: { chat: { stdoutFile: capture('claude-agent-workspace-write.out') } },
   // The first streamed lines of an answer, then nothing more.
   stall: {
     chat: { stdout: readFileSync(capture('claude-partial-stream.out'), 'utf8').split('\n').slice(0, 5).join('\n') + '\n', hang: true },
@@ -21,6 +25,7 @@ const specs: Record<string, FakeClaudeSpec> = {
 
 describeAdapterConformance('claude-code', {
   expectedText: 'Hello from mock',
+  expectedJson: { name: 'Ada', age: 36 },
   scenarios: ['missing', ...(Object.keys(specs) as ConformanceScenario[])],
   async setup(scenario) {
     const { dir, cleanup } = await makeTempDir('tb-claude-conf-');
