@@ -100,6 +100,13 @@ export function createClaudeCodeAdapter(options: ClaudeCodeAdapterOptions = {}):
 
     stream(request, ctx) {
       const s = claudeCodeConfig.read(ctx.config);
+      // Discovery speaks for the default model; a model the request names is judged here.
+      if (request.model && !isClaudeModel(request.model) && request.messages.some((m) => m.content.some((p) => p.type === 'image'))) {
+        throw new InvalidRequestError(`Claude Code cannot take images with model ${request.model}`, {
+          toolId: TOOL_ID,
+          publicDetails: { reason: 'unsupported', feature: 'images' },
+        });
+      }
       const access = planAccess(request, ctx, s.toolAccess);
       return printTurn(options, request, ctx, { access, model: request.model ?? s.model, maxTurns: s.maxTurns, persist }, (info) =>
         recordRateLimit(info, ctx.env),

@@ -154,6 +154,14 @@ describe('input', () => {
     ]);
   });
 
+  it('images with a named model that is not Anthropic’s are refused before anything runs', async () => {
+    const s = await setup(ok);
+    const image = { role: 'user' as const, content: [{ type: 'image' as const, data: PNG, mediaType: 'image/png' as const }] };
+    const error = await s.registry.chat('claude-code', { messages: [image], model: 'gpt-4o-mini' }).catch((e) => e);
+    expect(error).toMatchObject({ code: 'invalid_request', publicDetails: { reason: 'unsupported', feature: 'images' } });
+    expect(await readRecords(s.recordFile)).toEqual([]);
+  });
+
   it('a message that starts with "/" reaches the model, not Claude Code’s command handler', async () => {
     const s = await setup(ok);
     await s.registry.chat('claude-code', { messages: [{ role: 'user', content: '/clear' }] });
