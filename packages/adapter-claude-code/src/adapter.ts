@@ -6,7 +6,7 @@ import { claudeCodeConfig, TOOL_ID } from './config.js';
 import type { ClaudeCodeAdapterOptions } from './options.js';
 import { planAccess } from './permissions.js';
 import { isClaudeModel, settingsModel } from './settings.js';
-import { printTurn } from './spawn.js';
+import { printTurn, type TurnSettings } from './spawn.js';
 import {
   defaultStateDir,
   readSnapshot,
@@ -15,6 +15,7 @@ import {
   writeSnapshot,
   type RateLimitInfo,
 } from './usage-limits.js';
+import { ClaudeWarm } from './warm.js';
 
 export const CLAUDE_CODE_MODEL_ALIASES: readonly string[] = ['sonnet', 'opus', 'haiku'];
 
@@ -30,6 +31,7 @@ export function createClaudeCodeAdapter(options: ClaudeCodeAdapterOptions = {}):
   const persist = options.persistSessions ?? true;
   const login = claudeLogin(command, options.loginTtlMs ?? 10 * 60_000, options.loginUrlWaitMs ?? 5000);
   const stateDir = (env: NodeJS.ProcessEnv) => options.stateDir ?? defaultStateDir(env);
+  const warm = new ClaudeWarm(options, stateDir);
   /** Subscription type from the last `claude auth status`, for usage-limit snapshots. */
   let plan: string | undefined;
 
@@ -76,6 +78,7 @@ export function createClaudeCodeAdapter(options: ClaudeCodeAdapterOptions = {}):
       activity: true,
       permissions: ['read-only', 'workspace-write', 'full'],
       additionalDirs: true,
+      ...(options.warm === false ? {} : { warm: true }),
     },
 
     async detect(ctx) {
@@ -108,11 +111,22 @@ export function createClaudeCodeAdapter(options: ClaudeCodeAdapterOptions = {}):
         });
       }
       const access = planAccess(request, ctx, s.toolAccess);
-      return printTurn(options, request, ctx, { access, model: request.model ?? s.model, maxTurns: s.maxTurns, persist }, (info) =>
-        recordRateLimit(info, ctx.env),
-      );
+      const turn: TurnSettings = { access, model: request.model ?? s.model, maxTurns: s.maxTurns, persist };
+      const onRateLimit = (info: RateLimitInfo) => recordRateLimit(info, ctx.env);
+      return (async function* () {
+        if (yield* warm.stream(request, ctx, turn, onRateLimit)) return;
+        yield* printTurn(options, request, ctx, turn, onRateLimit);
+      })();
     },
 
-    dispose: () => login.close(),
+    async prewarm(ctx) {
+      const s = claudeCodeConfig.read(ctx.config);
+      await warm.prewarm(ctx, { access: planAccess({}, ctx, s.toolAccess), model: s.model, maxTurns: s.maxTurns, persist });
+    },
+    warmLoad: () => warm.load(),
+
+    async dispose() {
+      await Promise.all([login.close(), warm.close()]);
+    },
   });
 }

@@ -12,7 +12,7 @@ export type ClaudeCodeToolAccess = 'none' | 'read-only' | 'edit' | 'workspace-wr
 
 export const TOOL_ACCESS_VALUES: readonly ClaudeCodeToolAccess[] = ['none', 'read-only', 'edit', 'workspace-write', 'full'];
 
-/** The config keys Claude Code owns: `claudeCodeModel`, `claudeCodeMaxTurns`, `claudeCodeToolAccess`. */
+/** The config keys Claude Code owns: `claudeCodeModel`, `claudeCodeMaxTurns`, `claudeCodeWarm`, `claudeCodeToolAccess`. */
 export const claudeCodeConfig = adapterConfig(TOOL_ID, {
   model: {
     type: 'string',
@@ -20,6 +20,11 @@ export const claudeCodeConfig = adapterConfig(TOOL_ID, {
     description: 'Model for Claude Code (`--model`): an alias such as sonnet, opus, haiku, or a full model name.',
   },
   maxTurns: { type: 'integer', minimum: 1, description: 'Upper bound on agent turns per chat (`--max-turns`).' },
+  warm: {
+    type: 'boolean',
+    description:
+      'Keep Claude Code processes warm between chats (default true): a chat then skips its start-up. warmIdleMs (general) bounds their idle time; 0 there turns warm mode off for every tool.',
+  },
   toolAccess: {
     type: 'string',
     enum: TOOL_ACCESS_VALUES,

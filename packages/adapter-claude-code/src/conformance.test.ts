@@ -23,18 +23,22 @@ const specs: Record<string, FakeClaudeSpec> = {
   },
 };
 
-describeAdapterConformance('claude-code', {
-  expectedText: 'Hello from mock',
-  expectedJson: { name: 'Ada', age: 36 },
-  scenarios: ['missing', ...(Object.keys(specs) as ConformanceScenario[])],
-  async setup(scenario) {
-    const { dir, cleanup } = await makeTempDir('tb-claude-conf-');
-    const binDir = path.join(dir, 'bin');
-    if (scenario !== 'missing') await writeFakeClaude(binDir, specs[scenario]!);
-    return {
-      adapter: createClaudeCodeAdapter({ stateDir: path.join(dir, 'state') }),
-      env: { PATH: scenario === 'missing' ? pathWithout() : pathWith(binDir), HOME: path.join(dir, 'home') },
-      cleanup,
-    };
-  },
-});
+for (const transport of ['spawn', 'warm'] as const) {
+  describeAdapterConformance(`claude-code (${transport})`, {
+    expectedText: 'Hello from mock',
+    expectedJson: { name: 'Ada', age: 36 },
+    scenarios: ['missing', ...(Object.keys(specs) as ConformanceScenario[])],
+    async setup(scenario) {
+      const { dir, cleanup } = await makeTempDir('tb-claude-conf-');
+      const binDir = path.join(dir, 'bin');
+      if (scenario !== 'missing') await writeFakeClaude(binDir, specs[scenario]!);
+      return {
+        adapter: createClaudeCodeAdapter({ stateDir: path.join(dir, 'state'), warm: transport === 'warm' }),
+        env: { PATH: scenario === 'missing' ? pathWithout() : pathWith(binDir), HOME: path.join(dir, 'home') },
+        // Warm processes outlive a chat by design; a short idle time ends them within the suite's bounds.
+        ...(transport === 'warm' ? { config: { warmIdleMs: 200 } } : {}),
+        cleanup,
+      };
+    },
+  });
+}

@@ -70,6 +70,8 @@ export class StreamParser {
   private thoughts = 0;
   private structuredInput?: unknown;
   private readonly activities = new ActivityTracker();
+  /** Background jobs the turn started (they outlive its answer). */
+  backgroundJobs = 0;
 
   constructor(private readonly options: ParserOptions = {}) {}
 
@@ -125,6 +127,8 @@ export class StreamParser {
       this.model = str(event.model) ?? this.model;
       this.sessionId = str(event.session_id) ?? this.sessionId;
       this.activities.cwd = str(event.cwd) ?? this.activities.cwd;
+    } else if (subtype === 'task_started') {
+      if (event.is_backgrounded === true) this.backgroundJobs++;
     } else if (subtype === 'permission_denied') {
       const id = str(event.tool_use_id);
       if (id) this.activities.onDenied(id, str(event.message) ?? str(event.decision_reason) ?? 'not allowed');

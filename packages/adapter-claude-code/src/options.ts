@@ -40,4 +40,11 @@ export interface ClaudeCodeAdapterOptions {
   detectTimeoutMs?: number;
   /** Bound on `claude auth status` (default 15 s). */
   authTimeoutMs?: number;
+  /**
+   * Keep Claude Code processes warm between chats (default true): a chat then answers without
+   * Claude Code's start-up. `warmIdleMs` (core config) bounds their idle time; 0 turns them off.
+   */
+  warm?: boolean;
+  /** Most warm processes alive at once (default 4, core's default concurrency for an agent). */
+  warmMaxProcesses?: number;
 }

@@ -33,10 +33,10 @@ describe('real claude 2.1.330 against a mock Anthropic API', () => {
   });
 
   /** Environment for one registry: its own HOME; `auth` picks the credential the CLI sees. */
-  const registryWith = (auth: 'api_key' | 'oauth' | 'none', name: string) => {
+  const registryWith = (auth: 'api_key' | 'oauth' | 'none', name: string, warm = true) => {
     const dir = path.join(home.dir, name);
     const env = realClaudeEnv(server.url, dir, auth);
-    const registry = createRegistry({ adapters: [createClaudeCodeAdapter()], env });
+    const registry = createRegistry({ adapters: [createClaudeCodeAdapter({ warm })], env });
     registries.push(registry);
     return { registry, env, dir };
   };
@@ -147,9 +147,10 @@ describe('real claude 2.1.330 against a mock Anthropic API', () => {
     await waitFor(async () => processesWithEnv(`HOME=${dir}`).length === 0, 10_000, 'the login flow to exit');
   }, 120_000);
 
+  // The spawn path; the warm path's timeouts are in real-warm.test.ts (its process stays, idle).
   it('a server that never answers → TimeoutError, and no claude process is left', async () => {
     server.behavior = { mode: 'hang' };
-    const { registry, dir } = registryWith('api_key', 'hang');
+    const { registry, dir } = registryWith('api_key', 'hang', false);
     const pending = registry.chat('claude-code', hello, { timeoutMs: 4000 }).catch((e) => e);
     // The check below must be able to see claude processes at all.
     await waitFor(async () => processesWithEnv(`HOME=${dir}`).length > 0, 4000, 'claude to start');

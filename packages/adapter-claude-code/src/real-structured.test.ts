@@ -20,12 +20,11 @@ describe('real claude: structured output and images', () => {
   let server: MockAnthropicServer;
   let tmp: { dir: string; cleanup(): Promise<void> };
   let registry: ToolRegistry;
-  let home: string;
 
   beforeAll(async () => {
     server = await startMockAnthropic();
     tmp = await makeTempDir('tb-claude-structured-');
-    ({ registry, home } = await realClaudeRegistry(server.url, path.join(tmp.dir, 'home')));
+    ({ registry } = await realClaudeRegistry(server.url, path.join(tmp.dir, 'home')));
   });
   afterAll(async () => {
     await registry?.close();
@@ -104,7 +103,12 @@ describe('real claude: structured output and images', () => {
     ],
   });
 
+  // The spawn path's call scratch directory; the warm path removes image copies after each turn (real-warm.test.ts).
   it('temporary files (private TMPDIR, image copies, the system prompt file) are gone after success, failure and timeout', async () => {
+    const spawning = await realClaudeRegistry(server.url, path.join(tmp.dir, 'home-spawn'), { options: { warm: false } });
+    const home = spawning.home;
+    const ask = (more: Partial<ChatRequest>, timeoutMs: number) =>
+      spawning.registry.chat('claude-code', { messages: [{ role: 'user', content: 'Describe Ada.' }], ...more }, { timeoutMs });
     for (const behavior of [{ mode: 'ok' }, { mode: 'error', status: 500 }, { mode: 'hang' }] as const) {
       server.behavior = behavior;
       const before = server.messageRequests().length;
@@ -120,5 +124,6 @@ describe('real claude: structured output and images', () => {
       expect(existsSync(scratch)).toBe(false);
       expect(await waitForPidsGone(processesWithEnv(`HOME=${home}`), 10_000)).toEqual([]);
     }
+    await spawning.registry.close();
   }, 240_000);
 });

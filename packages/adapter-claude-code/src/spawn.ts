@@ -42,9 +42,9 @@ export async function runFiles(ctx: ChatContext, request: ToolRequest): Promise<
 }
 
 /** The environment of a Claude Code run. */
-export function runEnv(o: ClaudeCodeAdapterOptions, ctx: ChatContext, tmpDir: string, structured: boolean): NodeJS.ProcessEnv {
+export function runEnv(o: ClaudeCodeAdapterOptions, env: NodeJS.ProcessEnv, tmpDir: string, structured: boolean): NodeJS.ProcessEnv {
   return {
-    ...ctx.env,
+    ...env,
     CLAUDE_CODE_MAX_RETRIES: String(o.maxRetries ?? 0),
     TMPDIR: tmpDir,
     // Claude Code's own schema retries are total attempts (default 5); core's one repair turn is the retry policy.
@@ -85,7 +85,7 @@ export async function* printTurn(
       command: o.command ?? 'claude',
       args,
       stdin: (structured ? initializeLine('init', structured.schema) : '') + userLine(request.messages),
-      env: runEnv(o, ctx, tmpDir, structured !== undefined),
+      env: runEnv(o, ctx.env, tmpDir, structured !== undefined),
       cwd: ctx.cwd,
       signal: ctx.signal,
       toolId: TOOL_ID,
@@ -109,7 +109,7 @@ export async function* printTurn(
       clearTimeout(grace);
     }
     const result = parser.finish(exit);
-    yield { type: 'result', result: { ...result, metadata: { ...result.metadata, permissions: turn.access.report } } };
+    yield { type: 'result', result: { ...result, metadata: { ...result.metadata, permissions: turn.access.report, transport: 'spawn' } } };
   } catch (e) {
     throw toolFailure(e, 'Claude Code', TOOL_ID);
   } finally {

@@ -6,7 +6,7 @@ import { createClaudeCodeAdapter } from '../adapter.js';
 import type { ClaudeCodeAdapterOptions } from '../options.js';
 import { writeFakeClaude, type FakeClaudeSpec } from './fake-claude.js';
 
-/** A registry with the adapter and a fake `claude` first on PATH, in a throwaway HOME. */
+/** A registry with the adapter (spawning, unless `options.warm`) and a fake `claude` first on PATH, in a throwaway HOME. */
 export async function fakeSetup(spec: FakeClaudeSpec, options: ClaudeCodeAdapterOptions = {}, config?: ToolbridgeConfig) {
   const { dir, cleanup } = await makeTempDir('tb-claude-');
   const binDir = path.join(dir, 'bin');
@@ -19,7 +19,8 @@ export async function fakeSetup(spec: FakeClaudeSpec, options: ClaudeCodeAdapter
     XDG_STATE_HOME: path.join(dir, 'state'),
     CLAUDE_CONFIG_DIR: path.join(dir, 'home', '.claude'),
   };
-  const adapter = createClaudeCodeAdapter(options);
+  // Spawn-per-chat unless a test asks for the warm transport (`warm: true`).
+  const adapter = createClaudeCodeAdapter({ warm: false, ...options });
   const registry = createRegistry({ adapters: [adapter], env });
   if (config) registry.config.replace(config);
   return {
