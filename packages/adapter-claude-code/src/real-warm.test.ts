@@ -106,6 +106,28 @@ describe('real claude: warm transport', () => {
     expect(await readFile(path.join(cwd, 'out.txt'), 'utf8')).toBe('warm\n');
   }, 180_000);
 
+  it("an agent's shell state stays with its conversation: a session keeps its directory, the next stateless chat does not", async () => {
+    const cwd = path.join(tmp.dir, 'shell');
+    await mkdir(cwd, { recursive: true });
+    const bash = (command: string) => ({
+      mode: 'script' as const,
+      script: agentScript([{ name: 'Bash', input: { command, description: 'Run' } }]),
+    });
+    // `full`: Claude Code lets `cd` run only with Bash allowed outright.
+    const task = { cwd, permissions: 'full' as const };
+    server.behavior = bash('mkdir -p sub && cd sub');
+    const first = await say('Go to sub.', task);
+    const pids = claudes();
+    server.behavior = bash('pwd');
+    const continued = await say('Where are you?', { ...task, sessionId: first.sessionId });
+    expect(continued.message.content).toContain(path.join(cwd, 'sub'));
+    const fresh = await say('Where are you?', task);
+    expect(fresh.metadata.transport).toBe('warm');
+    expect(claudes()).toEqual(pids);
+    expect(fresh.message.content).toContain(`OK:"${cwd}`);
+    expect(fresh.message.content).not.toContain(path.join(cwd, 'sub'));
+  }, 180_000);
+
   it('a timeout and a caller who goes away interrupt the turn; the process stays and answers the next chat', async () => {
     server.behavior = { mode: 'hang' };
     const pidsBefore = claudes();

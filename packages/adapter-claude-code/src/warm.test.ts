@@ -91,6 +91,18 @@ describe('warm transport (fake claude speaking stream-json)', () => {
     expect(await waitForPidsGone([a!.pid])).toEqual([]);
   });
 
+  it('stale processes filling the pool make way: the chat after a settings change is still warm', async () => {
+    const s = await setup(ok, { warm: true, warmMaxProcesses: 2 });
+    await s.registry.chat('claude-code', hello);
+    await s.registry.chat('claude-code', { ...hello, model: 'haiku' });
+    await mkdir(s.env.CLAUDE_CONFIG_DIR!, { recursive: true });
+    await writeFile(path.join(s.env.CLAUDE_CONFIG_DIR!, 'settings.json'), '{}');
+    expect((await s.registry.chat('claude-code', hello)).metadata.transport).toBe('warm');
+    const pids = (await readRecords(s.recordFile)).map((r) => r.pid);
+    expect(new Set(pids).size).toBe(3);
+    expect(await waitForPidsGone(pids.slice(0, 2))).toEqual([]);
+  });
+
   it('a killed warm process: the next chat works on a new one', async () => {
     const s = await setup(ok, { warm: true });
     await s.registry.chat('claude-code', hello);

@@ -32,6 +32,8 @@ interface Recipe {
 export class ClaudeWarm {
   private readonly recipes = new Map<string, Recipe>();
   private readonly members = new Set<ClaudeProcess>();
+  /** Retirements under way: a new process waits for them, so stale ones do not hold the pool's places. */
+  private readonly retiring = new Set<Promise<void>>();
   private readonly pool: WarmPool<ClaudeProcess>;
   private seq = 0;
   private idleMs = DEFAULT_WARM_IDLE_MS;
@@ -146,6 +148,7 @@ export class ClaudeWarm {
       if (lease?.member === m) return lease;
       lease?.release(true);
     }
+    await Promise.all(this.retiring);
     const key = `${launch.base}#${++this.seq}`;
     this.recipes.set(key, { launch, ...(resume ? { resume } : {}) });
     const lease = await this.lease(key, launch.fingerprint, signal);
@@ -163,7 +166,7 @@ export class ClaudeWarm {
     const slug = m.cwd.replace(/[^a-zA-Z0-9]/g, '-');
     if (existsSync(path.join(claudeConfigDir(env), 'projects', slug, `${m.conversation}.jsonl`))) return false;
     m.conversation = undefined;
-    void this.retire(m, this.recipes.get(m.key)!.launch.fingerprint);
+    this.retire(m, this.recipes.get(m.key)!.launch.fingerprint);
     return true;
   }
 
@@ -179,15 +182,20 @@ export class ClaudeWarm {
       }
       if (m.leased) continue;
       const started = recipe.launch.fingerprint;
-      if (warmFingerprint({}, recipe.launch.files) !== started) void this.retire(m, started);
+      if (warmFingerprint({}, recipe.launch.files) !== started) this.retire(m, started);
       else if (recipe.launch.base === launch.base && started === launch.fingerprint) out.push(m);
     }
     return out;
   }
 
-  private async retire(m: ClaudeProcess, fingerprint: string): Promise<void> {
-    const lease = await this.pool.acquire(m.key, fingerprint, this.idleMs).catch(() => undefined);
-    lease?.release(false);
+  private retire(m: ClaudeProcess, fingerprint: string): void {
+    m.leased = true; // never chosen again meanwhile
+    const done = this.pool
+      .acquire(m.key, fingerprint, this.idleMs)
+      .then((lease) => lease?.release(false))
+      .catch(() => undefined)
+      .finally(() => this.retiring.delete(done));
+    this.retiring.add(done);
   }
 
   /** A pool lease, given up when the chat is cancelled meanwhile (a process still starting then waits idle). */
