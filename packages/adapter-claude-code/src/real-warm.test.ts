@@ -1,12 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AbortedError, TimeoutError, type ChatRequest, type ToolRegistry } from '@toolbridge/core';
+import { AbortedError, ProviderExecutionError, TimeoutError, type ChatRequest, type ToolRegistry } from '@toolbridge/core';
 import { makeTempDir, processesWithEnv, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
 import { agentScript, imageBlocks, startMockAnthropic, structuredScript, userTexts, type MockAnthropicServer } from './testing/index.js';
 import { realClaudeRegistry } from './testing/real.js';
 
+const cmdline = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return '';
+  }
+};
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP4z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==';
 
 /** The warm transport with the real `claude` 2.1.330 against the mock: long-lived stream-json processes. */
@@ -144,6 +151,44 @@ describe('real claude: warm transport', () => {
     expect(after).toMatchObject({ message: { content: 'back' }, metadata: { transport: 'warm' } });
     expect(claudes().filter((p) => pidsBefore.includes(p)).length).toBeGreaterThan(0);
   }, 240_000);
+
+  it('a process killed mid-turn: retried when nothing was passed on yet; a typed error after, its command ended, the next chat works', async () => {
+    /** The warm Claude Code processes (not the commands they run, which share the HOME). */
+    const warmClaudes = () => claudes().filter((pid) => cmdline(pid).includes('--input-format'));
+    server.behavior = { mode: 'ok', text: 'up' };
+    await say('Start one.');
+    server.behavior = { mode: 'hang' };
+    const before = server.messageRequests().length;
+    const pending = say('Crash me.');
+    await waitFor(() => server.messageRequests().length > before, 30_000, 'the model request');
+    server.behavior = { mode: 'ok', text: 'retried' };
+    for (const pid of warmClaudes()) process.kill(pid, 'SIGKILL');
+    expect(await pending).toMatchObject({ message: { content: 'retried' }, metadata: { transport: 'warm' } });
+
+    const cwd = path.join(tmp.dir, 'crash');
+    await mkdir(cwd, { recursive: true });
+    server.behavior = {
+      mode: 'script',
+      // Claude Code refuses a bare long `sleep`; a node timer is a command that takes long.
+      script: agentScript([{ name: 'Bash', input: { command: 'node -e "setTimeout(() => {}, 47001)"', description: 'Wait' } }]),
+    };
+    const sleepers = () => claudes().filter((pid) => cmdline(pid).includes('47001') && !cmdline(pid).includes('bash'));
+    let killed = false;
+    const error = await (async () => {
+      for await (const e of registry.stream('claude-code', { messages: [{ role: 'user', content: 'Wait.' }], cwd, permissions: 'full' })) {
+        if (e.type === 'activity' && e.activity.kind === 'command' && !killed) {
+          killed = true;
+          await waitFor(() => sleepers().length > 0, 10_000, 'the command to start');
+          for (const pid of warmClaudes()) process.kill(pid, 'SIGKILL');
+        }
+      }
+    })().catch((e) => e);
+    expect(killed).toBe(true);
+    expect(error).toBeInstanceOf(ProviderExecutionError);
+    await waitFor(() => sleepers().length === 0, 10_000, 'the killed process’s command to end');
+    server.behavior = { mode: 'ok', text: 'fine again' };
+    expect((await say('Next.')).message.content).toBe('fine again');
+  }, 180_000);
 
   it('a changed settings file restarts the process; a killed one is replaced; idle shutdown and close leave nothing', async () => {
     server.behavior = { mode: 'ok', text: 'fine' };
