@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, raceAbort, TimeoutError } from '@toolbridge/core';
+import { ProviderExecutionError, raceAbort } from '@toolbridge/core';
 import { TOOL_ID } from './config.js';
 import { failureWithoutResult, type ExitInfo } from './failures.js';
-import { controlLine, initializeLine } from './input.js';
+import { initializeLine } from './input.js';
+import { CONTROL_TIMEOUT_MS, ControlChannel } from './warm-control.js';
 
 type Json = Record<string, unknown>;
 
@@ -22,8 +23,6 @@ export interface ProcessSpec {
 
 /** Bound on start-up (spawn to the `initialize` answer: 0.4-1 s measured, loaded machine). */
 const READY_TIMEOUT_MS = 30_000;
-/** Bound on a control request's answer (`interrupt` answers in ~10 ms, `/clear` in ~60 ms). */
-const CONTROL_TIMEOUT_MS = 10_000;
 /** After closing stdin an idle process exits in ~25 ms; beyond this it is killed. */
 const EXIT_GRACE_MS = 2_000;
 /** An interrupted turn ends in 15-70 ms (measured, tools' process trees included); beyond this the process is killed. */
@@ -53,11 +52,10 @@ export class ClaudeProcess implements WarmMember {
   /** Lent to a chat now (the pool's lease, mirrored for choosing members). */
   leased = false;
   private readonly proc: RunningProcess;
-  private readonly pending = new Map<string, { resolve(v: Json): void; reject(e: Error): void }>();
+  private readonly controls: ControlChannel;
   private subscriber?: Subscription;
   private ended = false;
   private killed = false;
-  private seq = 0;
   private exit: ExitInfo = { exitCode: null, signal: null, stderrTail: '' };
   private failure?: Error;
   private readonly reader: Promise<void>;
@@ -67,6 +65,7 @@ export class ClaudeProcess implements WarmMember {
     private readonly spec: ProcessSpec,
   ) {
     this.proc = spawnProcess({ command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd, interactive: true, toolId: TOOL_ID });
+    this.controls = new ControlChannel((line) => this.proc.write(line));
     this.reader = this.read();
   }
 
@@ -74,7 +73,8 @@ export class ClaudeProcess implements WarmMember {
   static async start(key: string, spec: ProcessSpec): Promise<ClaudeProcess> {
     const p = new ClaudeProcess(key, spec);
     try {
-      await p.control({ subtype: 'initialize', ...(spec.jsonSchema ? { jsonSchema: spec.jsonSchema } : {}) }, READY_TIMEOUT_MS, true);
+      // Only the first `initialize` of a process applies a schema.
+      await p.controls.request({ subtype: 'initialize' }, READY_TIMEOUT_MS, (id) => initializeLine(id, spec.jsonSchema));
       return p;
     } catch (e) {
       await p.close();
@@ -115,69 +115,19 @@ export class ClaudeProcess implements WarmMember {
       this.ended = true;
       // Not installed, or refused at start (root and bypassPermissions): the run's own error says so.
       const gone = this.failure ?? failureWithoutResult(undefined, this.exit, false);
-      for (const p of this.pending.values()) p.reject(gone);
-      this.pending.clear();
+      this.controls.failAll(gone);
       this.subscriber?.wake?.();
     }
   }
 
   private dispatch(line: string): void {
-    const json = parseJsonLine(line);
-    if (json?.type === 'control_response') {
-      const response = (json.response ?? {}) as Json;
-      const waiting = this.pending.get(String(response.request_id));
-      if (!waiting) return;
-      this.pending.delete(String(response.request_id));
-      if (response.subtype === 'success') waiting.resolve((response.response ?? {}) as Json);
-      else
-        waiting.reject(new ProviderExecutionError(`Claude Code refused a control request: ${String(response.error)}`, { toolId: TOOL_ID }));
-      return;
-    }
-    if (json?.type === 'control_request') {
-      // Nobody answers prompts here (--permission-prompts none makes them denials); never leave one hanging.
-      void this.proc
-        .write(
-          JSON.stringify({
-            type: 'control_response',
-            response: { subtype: 'error', request_id: json.request_id, error: 'not supported' },
-          }) + '\n',
-        )
-        .catch(() => undefined);
-      return;
-    }
+    if (this.controls.handle(parseJsonLine(line))) return;
     const s = this.subscriber;
     if (!s) return;
     s.lines.push(line);
     const wake = s.wake;
     s.wake = undefined;
     wake?.();
-  }
-
-  /** Send a control request and wait for its answer. */
-  async control(request: Json, timeoutMs = CONTROL_TIMEOUT_MS, first = false): Promise<Json> {
-    const id = `tb_${++this.seq}`;
-    const answer = new Promise<Json>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    const line = first && request.subtype === 'initialize' ? initializeLine(id, this.spec.jsonSchema) : controlLine(id, request);
-    await this.proc.write(line);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_r, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new TimeoutError(`Claude Code did not answer ${String(request.subtype)} within ${timeoutMs} ms`, {
-              toolId: TOOL_ID,
-              timeoutMs,
-            }),
-          ),
-        timeoutMs,
-      );
-    });
-    try {
-      return await Promise.race([answer, timeout]);
-    } finally {
-      clearTimeout(timer);
-      this.pending.delete(id);
-    }
   }
 
   /**
@@ -232,7 +182,7 @@ export class ClaudeProcess implements WarmMember {
 
   /** Interrupt the running command (its tools' process trees too) and read on to its end, within a bound. */
   private async interrupt(sub: Subscription, uuid: string, state: { started: boolean; finished: boolean }): Promise<void> {
-    void this.control({ subtype: 'interrupt' }).catch(() => undefined);
+    void this.controls.request({ subtype: 'interrupt' }).catch(() => undefined);
     const deadline = AbortSignal.timeout(INTERRUPT_SETTLE_MS);
     try {
       while (!state.finished) {
