@@ -250,14 +250,16 @@ describe('stream', () => {
     const events: StreamEvent[] = [];
     for await (const e of adapterStream(createOpenCodeAdapter(), hello, ctx)) events.push(e);
     done();
-    expect(events.map((e) => e.type)).toEqual(['activity', 'delta', 'activity', 'delta', 'result']);
+    expect(events.map((e) => e.type)).toEqual(['activity', 'delta', 'activity', 'activity', 'delta', 'result']);
     expect(events[0]).toEqual({
       type: 'activity',
       activity: { kind: 'reasoning', id: 'prt_r1', status: 'completed', title: 'Looking at the files', text: 'Looking at the files' },
     });
-    expect(events[2]).toMatchObject({
+    // `run` prints a tool once it has finished: the step is announced as started first.
+    expect(events[2]).toMatchObject({ type: 'activity', activity: { kind: 'command', id: 'call_1', status: 'started', command: 'ls' } });
+    expect(events[3]).toMatchObject({
       type: 'activity',
-      activity: { kind: 'tool_call', id: 'call_1', status: 'completed', title: 'bash: ls', name: 'bash' },
+      activity: { kind: 'command', id: 'call_1', status: 'completed', title: 'ls', command: 'ls', outputTail: 'a.txt' },
     });
     const deltas = events.flatMap((e) => (e.type === 'delta' ? [e.text] : []));
     expect(deltas).toEqual(['Let me check.', '\n\nThere is one file.']);
