@@ -69,7 +69,7 @@ describe('detect', () => {
       defaultModel: 'opencode/big-pickle',
     });
     const argvs = (await f.invocations()).map((i) => i.argv);
-    expect(argvs).toEqual(expect.arrayContaining([['--version'], ['models']]));
+    expect(argvs).toEqual(expect.arrayContaining([['--version'], ['models', '--verbose']]));
     expect(argvs).toHaveLength(2);
   });
 
@@ -150,7 +150,14 @@ describe('chat', () => {
         total_tokens: 15,
       },
       model: 'mock/mock-model',
-      metadata: { steps: 1, nativeSessionId: 'ses_dfeb65ab4ffek89bycDTFLfjRq', finishReason: 'stop', costUsd: 0 },
+      metadata: {
+        steps: 1,
+        nativeSessionId: 'ses_dfeb65ab4ffek89bycDTFLfjRq',
+        finishReason: 'stop',
+        costUsd: 0,
+        transport: 'spawn',
+        permissions: { requested: 'read-only', applied: 'read-only', note: expect.stringContaining('removed from the model') },
+      },
     });
   });
 
@@ -164,10 +171,23 @@ describe('chat', () => {
       { extraArgs: ['--agent', 'plan'] },
     );
     const run = await f.lastRun();
-    expect(run.argv).toEqual(['run', '--format', 'json', '-m', 'mock/mock-model', '--agent', 'plan']);
+    const inv = (await f.invocations()).find((i) => i.argv[0] === 'run')!;
+    expect(run.argv).toEqual([
+      'run',
+      '--format',
+      'json',
+      '--thinking',
+      '--dir',
+      inv.cwd,
+      '-m',
+      'mock/mock-model',
+      '--title',
+      'Toolbridge chat',
+      '--agent',
+      'plan',
+    ]);
     expect(run.stdin).toBe(secret);
     expect(JSON.stringify(run.argv)).not.toContain('prompt-secret');
-    const inv = (await f.invocations()).find((i) => i.argv[0] === 'run')!;
     expect(path.basename(inv.cwd)).toMatch(/^toolbridge-opencode-/);
     expect(existsSync(inv.cwd)).toBe(false);
   });
@@ -191,7 +211,18 @@ describe('chat', () => {
     );
     expect(result.model).toBe('anthropic/claude-sonnet-4-5');
     const run = await f.lastRun();
-    expect(run.argv).toEqual(['run', '--format', 'json', '-m', 'anthropic/claude-sonnet-4-5']);
+    expect(run.argv).toEqual([
+      'run',
+      '--format',
+      'json',
+      '--thinking',
+      '--dir',
+      cwd,
+      '-m',
+      'anthropic/claude-sonnet-4-5',
+      '--title',
+      'Toolbridge chat',
+    ]);
     expect(run.stdin).toContain('[System]\nBe brief.');
     expect(run.stdin).toContain('[Assistant]\nHello!');
     expect(run.stdin.endsWith('[User]\nName a colour')).toBe(true);
@@ -204,7 +235,7 @@ describe('chat', () => {
   it('leaves the model to OpenCode when none is configured', async () => {
     const f = await fake();
     const result = await chat(f);
-    expect((await f.lastRun()).argv).toEqual(['run', '--format', 'json']);
+    expect((await f.lastRun()).argv).not.toContain('-m');
     expect(result.model).toBeUndefined();
   });
 
