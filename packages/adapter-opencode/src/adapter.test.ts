@@ -423,18 +423,23 @@ describe('auth', () => {
     }
   }
 
-  it('needs no login (and runs nothing) for free opencode/* models', async () => {
-    const f = await fake();
+  it('needs no login for free opencode/* models, and still says which providers have credentials', async () => {
+    const f = await fake(withCredentials);
     const state = await checkAuth(f, { opencodeModel: 'opencode/big-pickle' });
-    expect(state).toMatchObject({ authenticated: true, method: 'none' });
-    expect(await f.invocations()).toEqual([]);
+    expect(state).toEqual({
+      authenticated: true,
+      method: 'free model',
+      detail:
+        'opencode/big-pickle is a free OpenCode model and needs no login. OpenCode has credentials for Anthropic, OpenAI, Groq, OpenRouter; the free opencode/* models need none.',
+    });
   });
 
   it('reports a paid provider without a credential as not logged in', async () => {
     const f = await fake();
     const state = await checkAuth(f, { opencodeModel: 'anthropic/claude-sonnet-4-5' });
     expect(state.authenticated).toBe(false);
-    expect(state.detail).toMatch(/No OpenCode credential for provider "anthropic".*0 stored credentials.*opencode auth login/);
+    expect(state.detail).toMatch(/No OpenCode credential for provider "anthropic".*no provider credentials.*opencode auth login/);
+    expect(state.method).toBeUndefined();
     expect((await f.invocations()).map((i) => i.argv)).toEqual([['auth', 'list']]);
   });
 
@@ -460,9 +465,20 @@ describe('auth', () => {
     expect(await checkAuth(f, { opencodeModel: 'mock/mock-model' })).toMatchObject({ authenticated: false });
   });
 
-  it('without a configured model, relies on the free models when nothing is stored', async () => {
-    const f = await fake();
-    expect(await checkAuth(f, {})).toMatchObject({ authenticated: true, method: 'none' });
+  it('without a configured model, names the providers with credentials, or says only the free models are usable', async () => {
+    expect(await checkAuth(await fake(), {})).toMatchObject({
+      authenticated: true,
+      method: 'free models only',
+      detail: expect.stringContaining('OpenCode has no provider credentials; the free opencode/* models need none'),
+    });
+    // A key in the config counts, whether given directly or through a variable the provider's `env` names.
+    const content = JSON.stringify({ provider: { mock: { options: { apiKey: 'k' } }, corp: { env: ['CORP_KEY'] } } });
+    const env = { OPENCODE_CONFIG_CONTENT: content, CORP_KEY: 'x' };
+    expect(await checkAuth(await fake(withCredentials), {}, env)).toMatchObject({
+      authenticated: true,
+      method: 'Anthropic, OpenAI, Groq +3 more',
+      detail: expect.stringContaining('credentials for Anthropic, OpenAI, Groq, OpenRouter, mock, corp'),
+    });
   });
 
   it('startAuth returns manual instructions without running the interactive login', async () => {

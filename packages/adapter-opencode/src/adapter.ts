@@ -80,9 +80,7 @@ async function detect(o: ResolvedOptions, ctx: CallContext): Promise<DetectResul
 
 async function checkAuth(o: ResolvedOptions, ctx: CallContext): Promise<AuthState> {
   const model = configuredModel(ctx.config);
-  if (isFreeProvider(providerOf(model))) {
-    return { authenticated: true, method: 'none', detail: `${model} is a free OpenCode model; no login needed` };
-  }
+  // Run for free models too: the login row says which providers have credentials.
   const r = await runProcess({
     command: o.command,
     args: ['auth', 'list'],
