@@ -19,6 +19,8 @@ export interface Invocation {
   argv: string[];
   cwd: string;
   pid: number;
+  /** `OPENCODE_CONFIG_CONTENT` as the run saw it. */
+  config?: string;
 }
 
 export interface FakeOpenCode {
@@ -56,7 +58,7 @@ export async function makeFakeOpenCode(spec: FakeOpenCodeSpec = {}): Promise<Fak
   const s = { ...DEFAULT_SPEC, ...spec };
   const script = `
 const __argv = process.argv.slice(2);
-require('fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify({ argv: __argv, cwd: process.cwd(), pid: process.pid }) + '\\n');
+require('fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify({ argv: __argv, cwd: process.cwd(), pid: process.pid, config: process.env.OPENCODE_CONFIG_CONTENT }) + '\\n');
 if (__argv[0] === '--version') {
 ${body(s.version, {})}
 } else if (__argv[0] === 'models') {
