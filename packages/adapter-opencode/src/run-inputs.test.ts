@@ -162,7 +162,7 @@ describe('images', () => {
   let scratch = '';
   const withImage: ChatRequest = { messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, image] }] };
 
-  it('sends a vision model the image as a -f file in the call's scratch directory, removed after the call', async () => {
+  it('sends a vision model the image as a -f file in the scratch directory of the call, removed after it', async () => {
     const f = await fake({ models: { stdout: capture('opencode-models-verbose.out') } });
     await chat(f, { ...withImage, model: 'mock/vis' }, {}, { onScratch: (d) => (scratch = d) });
     const { argv } = await f.lastRun();
