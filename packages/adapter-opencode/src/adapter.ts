@@ -5,6 +5,7 @@ import { configuredModel, opencodeConfig, TOOL_ID } from './config.js';
 import { modelFor, parseModels, providerOf } from './models.js';
 import { resolveOptions, type OpenCodeAdapterOptions, type ResolvedOptions } from './options.js';
 import { ModelCatalogs } from './images.js';
+import { SessionDirs } from './session-dirs.js';
 import { runTurn } from './spawn.js';
 
 /**
@@ -15,6 +16,7 @@ import { runTurn } from './spawn.js';
 export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): ToolAdapter {
   const o = resolveOptions(options);
   const catalogs = new ModelCatalogs(o.command, o.modelsTimeoutMs);
+  const sessions = new SessionDirs();
   return defineAdapter({
     id: TOOL_ID,
     name: 'OpenCode',
@@ -34,7 +36,7 @@ export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): Too
     usageLimits: async (): Promise<UsageLimits> => ({ status: 'unavailable', reason: 'OpenCode does not expose usage limits locally' }),
     async *stream(request, ctx) {
       // Inside the generator: a bad model fails the stream, never the call that creates it.
-      yield* runTurn(o, request, ctx, modelFor(request.model, ctx.config), catalogs);
+      yield* runTurn(o, request, ctx, modelFor(request.model, ctx.config), catalogs, sessions);
     },
   });
 }

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createCallContext, InvalidRequestError, ProviderExecutionError, type ChatRequest, type ToolbridgeConfig } from '@toolbridge/core';
 import { adapterChat, type DirectCallOptions } from '@toolbridge/test-suite';
@@ -74,6 +75,28 @@ describe('argv', () => {
     expect(argv).toEqual(expect.arrayContaining(['--session', 'ses_abc']));
     expect(argv).not.toContain('--fork');
     expect(argv).not.toContain('--title');
+  });
+
+  it('refuses to continue a session from another directory than its own (opencode would hang)', async () => {
+    const f = await fake();
+    const adapter = createOpenCodeAdapter();
+    const run = async (cwd: string, resume?: DirectCallOptions['resume']) => {
+      const { ctx, done } = createCallContext({ config: {}, env: f.env, toolId: 'opencode' }, { timeoutMs: 10_000 });
+      try {
+        return await adapterChat(adapter, { ...say('x'), cwd }, ctx, resume ? { resume } : {});
+      } finally {
+        done();
+      }
+    };
+    const a = await mkdtemp(path.join(tmpdir(), 'toolbridge-oc-a-'));
+    const b = await mkdtemp(path.join(tmpdir(), 'toolbridge-oc-b-'));
+    const first = await run(a);
+    const id = String(first.metadata.nativeSessionId);
+    await expect(run(b, { nativeSessionId: id, fork: false })).rejects.toThrow(/works in .*toolbridge-oc-a-/);
+    await expect(run(a, { nativeSessionId: id, fork: false })).resolves.toMatchObject({ message: { content: 'Hello from mock' } });
+    expect((await f.invocations()).filter((i) => i.argv[0] === 'run')).toHaveLength(2);
+    await rm(a, { recursive: true });
+    await rm(b, { recursive: true });
   });
 
   it('a session OpenCode no longer has is a typed error (recorded stderr), never shown its id', async () => {
