@@ -8,19 +8,12 @@ import { runArgs } from './argv.js';
 import { createOpenCodeAdapter } from './index.js';
 import { envWithPermissions, opencodePermissions, permissionConfig, sessionRules } from './permissions.js';
 import { capture } from './testing/captures.js';
-import { makeFakeOpenCode, type FakeOpenCode, type FakeOpenCodeSpec } from './testing/fake-opencode.js';
+import { fakeOpenCodes, type FakeOpenCode } from './testing/fake-opencode.js';
 import { SESSION_TITLE, userWantsTitles } from './titles.js';
 
-const fakes: FakeOpenCode[] = [];
-afterAll(async () => {
-  for (const f of fakes) await f.cleanup();
-});
-
-async function fake(spec: FakeOpenCodeSpec = {}): Promise<FakeOpenCode> {
-  const f = await makeFakeOpenCode(spec);
-  fakes.push(f);
-  return f;
-}
+const fakes = fakeOpenCodes();
+afterAll(() => fakes.cleanup());
+const fake = fakes.fake;
 
 /** A chat through the adapter as core runs it; `resume` as core sends it for a native session. */
 async function chat(f: FakeOpenCode, request: ChatRequest, config: ToolbridgeConfig = {}, options: DirectCallOptions = {}) {
@@ -38,34 +31,12 @@ const say = (content: string) => ({ messages: [{ role: 'user' as const, content 
 
 describe('argv', () => {
   it('continues or forks a session in its directory, without a new title, and ends a file list with --', () => {
-    expect(runArgs({ dir: '/w', files: [], extraArgs: [], resume: { nativeSessionId: 'ses_1', fork: true }, model: 'a/b' })).toEqual([
-      'run',
-      '--format',
-      'json',
-      '--thinking',
-      '--dir',
-      '/w',
-      '-m',
-      'a/b',
-      '--session',
-      'ses_1',
-      '--fork',
-    ]);
-    expect(runArgs({ dir: '/w', files: ['/s/i.png'], extraArgs: ['--agent', 'plan'], title: 'T' })).toEqual([
-      'run',
-      '--format',
-      'json',
-      '--thinking',
-      '--dir',
-      '/w',
-      '--title',
-      'T',
-      '--agent',
-      'plan',
-      '-f',
-      '/s/i.png',
-      '--',
-    ]);
+    expect(runArgs({ dir: '/w', files: [], extraArgs: [], resume: { nativeSessionId: 'ses_1', fork: true }, model: 'a/b' }).join(' ')).toBe(
+      'run --format json --thinking --dir /w -m a/b --session ses_1 --fork',
+    );
+    expect(runArgs({ dir: '/w', files: ['/s/i.png'], extraArgs: ['--agent', 'plan'], title: 'T' }).join(' ')).toBe(
+      'run --format json --thinking --dir /w --title T --agent plan -f /s/i.png --',
+    );
   });
 
   it('passes resume to opencode run, with no title (the session has one)', async () => {

@@ -107,3 +107,18 @@ ${body(s.run, { readStdinTo: runRecord, pidFile })}
 export function eventLine(type: string, part: Record<string, unknown>, sessionID = 'ses_test'): string {
   return JSON.stringify({ type, timestamp: 1795317935115, sessionID, part: { sessionID, messageID: 'msg_test', ...part } }) + '\n';
 }
+
+/** Fakes made by one test file, all removed by `cleanup()` (its `afterAll`). */
+export function fakeOpenCodes(): { fake(spec?: FakeOpenCodeSpec): Promise<FakeOpenCode>; cleanup(): Promise<void> } {
+  const made: FakeOpenCode[] = [];
+  return {
+    async fake(spec = {}) {
+      const f = await makeFakeOpenCode(spec);
+      made.push(f);
+      return f;
+    },
+    async cleanup() {
+      for (const f of made.splice(0)) await f.cleanup();
+    },
+  };
+}
