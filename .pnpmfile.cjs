@@ -1,0 +1,14 @@
+// pnpm hooks. `beforePacking` (pnpm >= 10.28) writes the published package.json of every
+// workspace package: see scripts/published-manifest.cjs for what it removes and why.
+
+'use strict';
+
+const { publishedManifest } = require('./scripts/published-manifest.cjs');
+
+module.exports = {
+  hooks: {
+    beforePacking(pkg) {
+      return publishedManifest(pkg);
+    },
+  },
+};
