@@ -14,7 +14,18 @@ export const MIN_NODE = '20.19';
 const PREPACK = 'node ../../scripts/prepack.mjs';
 /** Key order of a written manifest; keys not listed keep their order after these. */
 const ORDER = ['name', 'version', 'description', 'keywords', 'license', 'repository', 'homepage', 'bugs', 'type', 'engines'];
-const LATE = ['exports', 'main', 'types', 'bin', 'files', 'scripts', 'publishConfig', 'dependencies', 'peerDependencies', 'devDependencies'];
+const LATE = [
+  'exports',
+  'main',
+  'types',
+  'bin',
+  'files',
+  'scripts',
+  'publishConfig',
+  'dependencies',
+  'peerDependencies',
+  'devDependencies',
+];
 
 const minNode = (range) => /^>=\s*(\d+(?:\.\d+)*)$/.exec(String(range ?? '').trim())?.[1];
 const atLeast = (v, min) => {
@@ -76,7 +87,8 @@ export function normalise({ dir, rel, manifest }) {
   }
   if (manifest.exports === undefined) problems.push('exports is missing');
   const exports = withDefault(manifest.exports);
-  if (JSON.stringify(exports) !== JSON.stringify(manifest.exports)) problems.push('every export with `import` needs `default` (the same file) after it, for require()');
+  if (JSON.stringify(exports) !== JSON.stringify(manifest.exports))
+    problems.push('every export with `import` needs `default` (the same file) after it, for require()');
   want.exports = exports;
   if (!Array.isArray(manifest.files) || !manifest.files.includes('dist')) {
     problems.push('files must list "dist"');
@@ -85,7 +97,8 @@ export function normalise({ dir, rel, manifest }) {
   if (manifest.scripts?.build === undefined) problems.push('scripts.build is missing (prepack runs it)');
   if (manifest.scripts?.prepack !== PREPACK) problems.push(`scripts.prepack must be "${PREPACK}" (builds dist before packing)`);
   want.scripts = { ...manifest.scripts, prepack: PREPACK };
-  if (manifest.publishConfig?.access !== 'public') problems.push('publishConfig.access must be "public" (scoped packages are private by default)');
+  if (manifest.publishConfig?.access !== 'public')
+    problems.push('publishConfig.access must be "public" (scoped packages are private by default)');
   want.publishConfig = { ...manifest.publishConfig, access: 'public' };
   for (const dep of typeDependencies(dir, manifest) ?? []) {
     if (manifest.dependencies?.[dep]) continue;
@@ -98,7 +111,8 @@ export function normalise({ dir, rel, manifest }) {
   else if (absoluteLinks(readFileSync(readme, 'utf8'), dir) !== readFileSync(readme, 'utf8')) {
     problems.push('README.md has relative links or images: they break on the registry page (use GitHub URLs)');
   }
-  if (!sameFile(path.join(ROOT, 'LICENSE'), path.join(dir, 'LICENSE'))) problems.push('LICENSE must be a copy of the root LICENSE (npm ships it)');
+  if (!sameFile(path.join(ROOT, 'LICENSE'), path.join(dir, 'LICENSE')))
+    problems.push('LICENSE must be a copy of the root LICENSE (npm ships it)');
   return { problems, manifest: ordered(want) };
 }
 

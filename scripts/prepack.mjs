@@ -85,7 +85,8 @@ function main() {
   const packages = workspacePackages();
   for (const pkg of workspaceClosure(manifest.name, packages)) ensureBuilt(pkg);
   const missing = referencedFiles(publishedManifest(manifest)).filter((f) => !existsSync(path.join(dir, f)));
-  if (missing.length > 0) throw new Error(`${manifest.name}: the published package.json names files that are not there: ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new Error(`${manifest.name}: the published package.json names files that are not there: ${missing.join(', ')}`);
 }
 
 try {
