@@ -3,6 +3,7 @@
 
 'use strict';
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- pnpm loads this file with require()
 const { publishedManifest } = require('./scripts/published-manifest.cjs');
 
 module.exports = {

@@ -4,8 +4,8 @@
 // fresh clone ships dist, then checks that every file the published manifest names is there.
 //
 // A package (and each workspace package it depends on, dependencies first) is rebuilt from an
-// empty dist/ when dist/ is missing or older than any file or folder of the package (a deleted
-// source changes its folder's time) or than tsconfig.base.json. An up-to-date build is packed as
+// empty dist/ when dist/ is missing or older than its package.json, tsconfig files, any file or
+// folder below its other folders (a deleted source changes its folder's time) or tsconfig.base.json. An up-to-date build is packed as
 // it is: `pnpm test` builds once and the packaging test packs that build.
 // TOOLBRIDGE_PREPACK=check refuses a stale build instead of rebuilding it (the packaging test
 // sets it: it runs beside other tests that use dist/, which a rebuild would pull from under them).
@@ -25,13 +25,18 @@ function times(dir) {
   const inputs = (d) => {
     newest = Math.max(newest, statSync(d).mtimeMs);
     for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (SKIP.has(e.name) || e.name.endsWith('.tgz')) continue;
       const p = path.join(d, e.name);
       if (e.isDirectory()) inputs(p);
       else newest = Math.max(newest, statSync(p).mtimeMs);
     }
   };
-  inputs(dir);
+  // The package's own top level: its folders (src, dashboard, scripts) and JSON (package.json,
+  // tsconfig.build.json); README, LICENSE and CHANGELOG are shipped as they are, not built.
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (SKIP.has(e.name)) continue;
+    if (e.isDirectory()) inputs(path.join(dir, e.name));
+    else if (e.name.endsWith('.json')) newest = Math.max(newest, statSync(path.join(dir, e.name)).mtimeMs);
+  }
   let oldest = Infinity;
   const outputs = (d) => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
