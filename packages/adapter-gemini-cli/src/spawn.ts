@@ -10,13 +10,7 @@ import {
   type ResolvedPermissions,
   type RunningProcess,
 } from '@toolbridge/adapter-kit';
-import {
-  InvalidRequestError,
-  ProviderExecutionError,
-  type ChatContext,
-  type StreamEvent,
-  type ToolRequest,
-} from '@toolbridge/core';
+import { InvalidRequestError, ProviderExecutionError, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
 import { buildArgs } from './argv.js';
 import { geminiDir } from './auth.js';
 import { APPROVAL_MODE_OF, NAME, TOOL_ID } from './config.js';
