@@ -52,13 +52,15 @@ export async function installConsumer(dir: string, tarballs: readonly Tarball[])
   if (r.status !== 0) throw new Error(`npm install of the tarballs failed:\n${r.stderr}`);
 }
 
-/** The TypeScript example of the root README's "Use it from Node.js" section. */
-export function readmeLibraryExample(): string {
+/** The TypeScript examples of the root README's "Use it from Node.js" section (up to the next `## `), each a file of its own. */
+export function readmeLibraryExamples(): string[] {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Use it from Node.js'));
-  const block = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!block) throw new Error('README.md: no ```ts block under "Use it from Node.js"');
-  return block[1];
+  const start = readme.indexOf('## Use it from Node.js');
+  const end = readme.indexOf('\n## ', start + 1);
+  const section = readme.slice(start, end < 0 ? undefined : end);
+  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  if (blocks.length === 0) throw new Error('README.md: no ```ts block under "Use it from Node.js"');
+  return blocks;
 }
 
 /** The first command of the root README that starts the bridge with npx (what a user copies), as argv. */

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { makeFakeMachine, type FakeMachine } from 'toolbridge/testing';
 import { waitFor } from '@toolbridge/test-suite';
 import { REPOSITORY, ROOT } from '../../../scripts/workspace.mjs';
-import { installConsumer, readmeLibraryExample, readmeServeCommand, run, typecheck, type Ran } from './consumer.js';
+import { installConsumer, readmeLibraryExamples, readmeServeCommand, run, typecheck, type Ran } from './consumer.js';
 import { CJS_REQUIRE, ESM_CHAT, typesCheck } from './fixtures.js';
 import { packAll, PNPM, referencedFiles, relativeImports, type Tarball } from './tarballs.js';
 
@@ -41,7 +41,9 @@ beforeAll(async () => {
   consumer = path.join(work, 'consumer');
   await installConsumer(consumer, tarballs);
   mkdirSync(path.join(consumer, 'src'), { recursive: true });
-  writeFileSync(path.join(consumer, 'src', 'readme-example.ts'), `${readmeLibraryExample()}\nexport {};\n`);
+  readmeLibraryExamples().forEach((code, i) =>
+    writeFileSync(path.join(consumer, 'src', `readme-example-${i + 1}.ts`), `${code}\nexport {};\n`),
+  );
   writeFileSync(path.join(consumer, 'src', 'all-packages.ts'), typesCheck(names()));
   for (const resolution of ['NodeNext', 'Bundler'] as const) typechecks[resolution] = typecheck(consumer, resolution);
   machine = await makeFakeMachine();
