@@ -77,6 +77,49 @@ describe('argv', () => {
       buildExecArgs({ sandbox: 'workspace-write', model: 'gpt-5', ephemeral: true, shellSnapshot: true, extraArgs: ['-c', 'a=b'] }),
     ).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-m', 'gpt-5', '--ephemeral', '-c', 'a=b', '-']);
   });
+
+  it('puts every option before `resume`/`fork`, images as `--image=<file>`', () => {
+    const args = buildExecArgs({
+      sandbox: 'workspace-write',
+      model: 'gpt-5.5',
+      profile: 'fast',
+      addDirs: ['/data/a', '/data/b'],
+      sandboxOverrides: ['-c', 'sandbox_workspace_write.exclude_slash_tmp=true'],
+      planTool: true,
+      outputSchema: '/scratch/output-schema.json',
+      images: ['/scratch/image-1.png', '/scratch/image-2.jpg'],
+      resume: { threadId: '01a2-thread', fork: false },
+    });
+    expect(args).toEqual([
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '--sandbox',
+      'workspace-write',
+      '-m',
+      'gpt-5.5',
+      '-p',
+      'fast',
+      '--add-dir',
+      '/data/a',
+      '--add-dir',
+      '/data/b',
+      '-c',
+      'features.shell_snapshot=false',
+      '-c',
+      'tools.update_plan.enabled=true',
+      '-c',
+      'sandbox_workspace_write.exclude_slash_tmp=true',
+      '--output-schema',
+      '/scratch/output-schema.json',
+      '--image=/scratch/image-1.png',
+      '--image=/scratch/image-2.jpg',
+      'resume',
+      '01a2-thread',
+      '-',
+    ]);
+    expect(buildExecArgs({ sandbox: 'read-only', resume: { threadId: 't', fork: true } }).slice(-3)).toEqual(['fork', 't', '-']);
+  });
 });
 
 describe('chat against a fake codex replaying the real output', () => {
@@ -90,6 +133,8 @@ describe('chat against a fake codex replaying the real output', () => {
       metadata: {
         nativeSessionId: '01a20148-b4b2-79a1-8a35-96c1c4f476c8',
         sandbox: 'read-only',
+        permissions: { requested: 'read-only', applied: 'read-only', note: expect.stringContaining('read-only') },
+        transport: 'spawn',
         warnings: [
           'Model metadata for `mock-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.',
         ],
@@ -121,6 +166,13 @@ describe('chat against a fake codex replaying the real output', () => {
       '-c',
       'features.shell_snapshot=false',
       '-c',
+      'tools.update_plan.enabled=true',
+      // workspace-write stays in the workspace: Codex's own also lets commands write /tmp and $TMPDIR.
+      '-c',
+      'sandbox_workspace_write.exclude_slash_tmp=true',
+      '-c',
+      'sandbox_workspace_write.exclude_tmpdir_env_var=true',
+      '-c',
       'model_provider=mock',
       '-',
     ]);
@@ -139,6 +191,8 @@ describe('chat against a fake codex replaying the real output', () => {
       'read-only',
       '-c',
       'features.shell_snapshot=false',
+      '-c',
+      'tools.update_plan.enabled=true',
       '-c',
       'model_provider=mock',
       '-',
@@ -463,14 +517,15 @@ describe('failures', () => {
 });
 
 describe('detect', () => {
-  it('parses the version and lists only the configured model', async () => {
+  it('parses the version; without a catalog (`debug models` fails) it lists only the configured model', async () => {
     const { adapter, ctx } = await setup({});
-    expect(await adapter.detect(ctx())).toEqual({ available: true, version: '0.169.0', models: [] });
+    expect(await adapter.detect(ctx())).toEqual({ available: true, version: '0.169.0', models: [], capabilities: ['vision'] });
     expect(await adapter.detect(ctx({ codexModel: 'gpt-5-codex' }))).toEqual({
       available: true,
       version: '0.169.0',
       models: ['gpt-5-codex'],
       defaultModel: 'gpt-5-codex',
+      capabilities: ['vision'],
     });
   });
 
