@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { imagesOf, renderConversation } from '@toolbridge/adapter-kit';
 import { imageExtension, jsonInstruction, type ChatContext, type ResponseFormat, type ToolRequest } from '@toolbridge/core';
@@ -40,9 +40,9 @@ export interface ExecInputs {
   structured?: StructuredMode;
 }
 
-/** A file only this user can read, in the call's scratch directory (core removes it after the call). */
-async function privateFile(ctx: ChatContext, name: string, data: string | Buffer): Promise<string> {
-  const file = path.join(await ctx.scratchDir(), name);
+/** A file only this user can read, in `dir` (inside the call's scratch directory, which core removes after the call). */
+async function privateFile(dir: string, name: string, data: string | Buffer): Promise<string> {
+  const file = path.join(dir, name);
   await writeFile(file, data, { mode: 0o600, flag: 'wx' });
   return file;
 }
@@ -63,10 +63,13 @@ export async function execInputs(request: ToolRequest, ctx: ChatContext): Promis
   let prompt = renderConversation(request.messages);
   // A schema Codex cannot send strictly, or plain JSON: the rule goes into the prompt.
   if (format && !schema) prompt = `${prompt}\n\n${jsonInstruction(format)}`;
-  const schemaFile = schema ? await privateFile(ctx, 'output-schema.json', JSON.stringify(schema)) : undefined;
+  const images = imagesOf(request.messages);
+  // A directory of this run's own: one call may run twice (core's repair turn), with the same scratch directory.
+  const dir = schema || images.length ? await mkdtemp(path.join(await ctx.scratchDir(), 'run-')) : undefined;
+  const schemaFile = schema ? await privateFile(dir!, 'output-schema.json', JSON.stringify(schema)) : undefined;
   const imageFiles: string[] = [];
-  for (const [i, image] of imagesOf(request.messages).entries()) {
-    imageFiles.push(await privateFile(ctx, `image-${i + 1}.${imageExtension(image.mediaType)}`, Buffer.from(image.data, 'base64')));
+  for (const [i, image] of images.entries()) {
+    imageFiles.push(await privateFile(dir!, `image-${i + 1}.${imageExtension(image.mediaType)}`, Buffer.from(image.data, 'base64')));
   }
   return {
     prompt,

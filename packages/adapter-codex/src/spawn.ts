@@ -1,5 +1,5 @@
 import { spawnProcess, toolFailure, type RunningProcess } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, type ChatContext, type StreamEvent, type ToolRequest, type Usage } from '@toolbridge/core';
+import { ProviderExecutionError, type Activity, type ChatContext, type StreamEvent, type ToolRequest, type Usage } from '@toolbridge/core';
 import { buildExecArgs } from './argv.js';
 import { CodexEventParser } from './events.js';
 import { classifyFailure, cleanStderr, TOOL_ID } from './failures.js';
@@ -67,7 +67,7 @@ export async function* execTurn(
     // What the events do not say (blocked commands, the model Codex chose) is in the thread's log.
     const thread = parser.threadId && !o.ephemeral ? await findRollout(turn.codexHome, parser.threadId, ctx.signal) : undefined;
     const last = thread ? await readLastTurn(thread) : undefined;
-    for (const activity of last?.blocked ?? []) yield { type: 'activity', activity };
+    for (const activity of withExecIds(last?.blocked ?? [], parser.openCommands)) yield { type: 'activity', activity };
     // A clean exit without turn.completed still counts when an answer came.
     const tailEvents: StreamEvent[] = [];
     parser.settle(tailEvents);
@@ -104,4 +104,20 @@ export async function* execTurn(
       await proc.result.catch(() => {});
     }
   }
+}
+
+/**
+ * The rollout names a blocked call by the model's call id; exec names its items `item_N`, and
+ * sometimes starts an item for a command it then blocks, never completing it. Such a step keeps
+ * exec's id and command, so the caller sees it go from started to failed.
+ */
+function withExecIds(blocked: readonly Activity[], open: ReadonlyMap<string, string>): Activity[] {
+  const left = [...open];
+  return blocked.map((a) => {
+    if (a.kind !== 'command') return a;
+    const i = left.findIndex(([, command]) => command.includes(a.command));
+    if (i < 0) return a;
+    const [[id, command]] = left.splice(i, 1);
+    return { ...a, id: id!, title: command!, command: command! };
+  });
 }

@@ -92,7 +92,12 @@ function answer(x: MockExchange, b: Extract<MockBehaviour, { kind: 'reply' | 'ca
   let index = 0;
   sse('response.created', { response: { id: responseId, status: 'in_progress' } });
   for (const [si, summary] of (b.kind === 'reply' ? (b.reasoning ?? []) : []).entries()) {
-    const item = { type: 'reasoning', id: `rs_mock_${n}_${si}`, summary: [{ type: 'summary_text', text: summary }] };
+    const item = {
+      type: 'reasoning',
+      id: `rs_mock_${n}_${si}`,
+      summary: [{ type: 'summary_text', text: summary }],
+      encrypted_content: null,
+    };
     const at = { item_id: item.id, output_index: index, summary_index: 0 };
     sse('response.output_item.added', { output_index: index, item: { ...item, summary: [] } });
     sse('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } });
