@@ -19,7 +19,7 @@ Options for serve:
                         (prefer the TOOLBRIDGE_TOKEN environment variable: argv is visible to other users)
   --allow-origin <o>    Allow browser calls from this origin, e.g. http://localhost:3000 (repeatable)
   --allow-host <h>      Accept this Host header name besides loopback ones (repeatable)
-  --body-limit <size>   Largest request body, e.g. 1mb (default 1mb)
+  --body-limit <size>   Largest request body, e.g. 32mb (default 16mb: room for a few images)
   --max-concurrent <n>  Chats a tool may run at once: n for every tool, or tool=n (repeatable)
                         (default: 4 per agent, 8 for Ollama)
   --max-queued <n>      Chats that may wait for a slot, same forms (default: 32 per agent, 128 for Ollama);

@@ -13,7 +13,7 @@ export interface BridgeOptions {
   allowedOrigins?: readonly string[];
   /** Extra `Host` header names accepted besides loopback ones (`name` or `name:port`), e.g. a LAN name. */
   allowedHosts?: readonly string[];
-  /** Largest accepted request body: bytes, or a string like `"512kb"`, `"1mb"`. Default 1 MiB. */
+  /** Largest accepted request body: bytes, or a string like `"512kb"`, `"1mb"`. Default 16 MiB (room for a few images). */
   bodyLimit?: number | string;
   /** The library instance to serve; built with `toolbridgeOptions` when absent. Closed by `close()`. */
   toolbridge?: Toolbridge;
@@ -60,7 +60,8 @@ export interface ResolvedOptions {
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** 16 MiB: room for about 12 MiB of images (base64 adds a third), still a bound a local client cannot abuse. */
+export const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 
 const KNOWN = new Set<string>([
   'port',

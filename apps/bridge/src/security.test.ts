@@ -191,17 +191,17 @@ describe('request bodies', () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
   });
 
-  it('defaults to a 1 MiB limit', async () => {
+  it('defaults to a 16 MiB limit (room for a few images)', async () => {
     const b = await startTestBridge([memoryAdapter('alpha')]);
     try {
       const ok = await b.request('/chat/alpha', {
         method: 'POST',
-        json: { messages: [{ role: 'user', content: 'x'.repeat(900 * 1024) }] },
+        json: { messages: [{ role: 'user', content: 'x'.repeat(15 * 1024 * 1024) }] },
       });
       expect(ok.status).toBe(200);
       const tooBig = await b.request('/chat/alpha', {
         method: 'POST',
-        json: { messages: [{ role: 'user', content: 'x'.repeat(1100 * 1024) }] },
+        json: { messages: [{ role: 'user', content: 'x'.repeat(17 * 1024 * 1024) }] },
       });
       expect(tooBig.status).toBe(413);
     } finally {

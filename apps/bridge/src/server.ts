@@ -126,7 +126,15 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     () => closing,
     (req, res, fields) => logWhenDone(options, req, res, () => fields),
   );
-  app.use('/v1', createOpenAIRouter({ toolbridge, chatTimeoutMs: options.chatTimeoutMs, bodyLimit: options.bodyLimit }));
+  app.use(
+    '/v1',
+    createOpenAIRouter({
+      toolbridge,
+      chatTimeoutMs: options.chatTimeoutMs,
+      bodyLimit: options.bodyLimit,
+      sseKeepAliveMs: options.sseKeepAliveMs,
+    }),
+  );
 
   // Routes added by the caller before listen() must still come before the 404; so these go last, lazily.
   let tailInstalled = false;

@@ -10,6 +10,17 @@ export interface SpawnOptions {
   args?: readonly string[];
   /** Written to stdin, which is then closed. Prompts go here, never in argv. */
   stdin?: string;
+  /**
+   * Keep stdin open for `write()` (a long-lived tool speaking a protocol on stdio); `endInput()`
+   * closes it. No total output cap applies (a warm process talks for hours), the line cap does.
+   */
+  interactive?: boolean;
+  /**
+   * Run the command under a guard that ends its whole process group when this process goes away,
+   * even by SIGKILL (the guard sees its stdin close). For servers that do not exit on their own
+   * when their parent dies (`opencode serve`). Implies `interactive`; the tool's own stdin is closed.
+   */
+  orphanGuard?: boolean;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   /** Kills the process group when exceeded; the run then rejects with TimeoutError. */
@@ -34,6 +45,22 @@ export interface SpawnOptions {
   onStderr?: (text: string) => void;
 }
 
+/** Run as `node -e ORPHAN_GUARD <command> <args...>` (see `orphanGuard`). */
+const ORPHAN_GUARD = `
+const { spawn } = require('child_process');
+const [cmd, ...args] = process.argv.slice(1);
+const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+child.on('error', (e) => { process.stderr.write('toolbridge-guard: ' + e.code + '\\n'); process.exit(127); });
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const endGroup = () => {
+  try { process.kill(-process.pid, 'SIGTERM'); } catch { child.kill('SIGTERM'); }
+  setTimeout(() => { try { process.kill(-process.pid, 'SIGKILL'); } catch {} }, 2000).unref();
+};
+process.stdin.on('end', endGroup);
+process.stdin.on('error', endGroup);
+process.stdin.resume();
+`;
+
 export interface ProcessResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
@@ -50,6 +77,12 @@ export interface RunningProcess extends AsyncIterable<string> {
   readonly result: Promise<ProcessResult>;
   /** Kill the whole process group (SIGTERM, then SIGKILL). */
   kill(reason?: ToolbridgeError): void;
+  /** Interactive runs: write to stdin, waiting while the pipe is full. Rejects once the process is gone. */
+  write(text: string): Promise<void>;
+  /** Interactive runs: close stdin (many tools then exit by themselves). */
+  endInput(): void;
+  /** Whether the process has exited. */
+  readonly exited: boolean;
 }
 
 const liveGroups = new Set<number>();
@@ -129,7 +162,7 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
     args = [],
     timeoutMs,
     signal,
-    maxOutputBytes = 32 * 1024 * 1024,
+    maxOutputBytes = options.interactive || options.orphanGuard ? Infinity : 32 * 1024 * 1024,
     maxLineBytes = 8 * 1024 * 1024,
     stderrTailBytes = 16 * 1024,
     killGraceMs = 2000,
@@ -196,8 +229,11 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
     return handle(undefined);
   }
 
+  // The guard is this process's stand-in inside the tool's process group: when its stdin closes
+  // (we exited, even by SIGKILL, and the kernel closed the pipe) it ends the whole group.
+  const [file, argv] = options.orphanGuard ? [process.execPath, ['-e', ORPHAN_GUARD, command, ...args]] : [command, [...args]];
   try {
-    child = crossSpawn(command, [...args], {
+    child = crossSpawn(file, argv, {
       cwd: options.cwd,
       env: marker ? { ...(options.env ?? process.env), [RUN_MARKER_ENV]: marker } : (options.env ?? process.env),
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -235,7 +271,9 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
 
   // EPIPE when the tool exits without reading its input is not our failure; the exit code tells.
   child.stdin?.on('error', () => {});
-  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
+  if (options.interactive || options.orphanGuard) {
+    if (options.stdin !== undefined) child.stdin?.write(options.stdin);
+  } else if (options.stdin !== undefined) child.stdin?.end(options.stdin);
   else child.stdin?.end();
 
   const decoder = new StringDecoder('utf8');
@@ -311,6 +349,13 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
       }
     }
     stderrTail += stderrDecoder.end();
+    if (options.orphanGuard && code === 127 && /toolbridge-guard: (ENOENT|EACCES)/.test(stderrTail) && !failure) {
+      failure = spawnFailure(
+        Object.assign(new Error(stderrTail), { code: /EACCES/.test(stderrTail) ? 'EACCES' : 'ENOENT' }),
+        command,
+        toolId,
+      );
+    }
     const settle = () => {
       streamDone = true;
       const durationMs = Math.round(performance.now() - started);
@@ -337,6 +382,25 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
       result,
       kill(reason) {
         terminate(reason ?? new AbortedError(`${label} was stopped`, { toolId }));
+      },
+      get exited() {
+        return streamDone;
+      },
+      write(text) {
+        const stdin = proc?.stdin;
+        if (!stdin || stdin.destroyed || stdin.writableEnded || streamDone) {
+          return Promise.reject(failure ?? new ProviderExecutionError(`${label} is no longer running`, { toolId }));
+        }
+        return new Promise<void>((resolve, reject) => {
+          const ok = stdin.write(text, (e) =>
+            e ? reject(failure ?? new ProviderExecutionError(`${label} stopped reading its input`, { toolId })) : undefined,
+          );
+          if (ok) resolve();
+          else stdin.once('drain', () => resolve());
+        });
+      },
+      endInput() {
+        proc?.stdin?.end();
       },
       [Symbol.asyncIterator](): AsyncIterator<string> {
         return {

@@ -161,22 +161,29 @@ describe('chat and stream', () => {
     expect(chatRequests()).toHaveLength(0);
   });
 
-  it('reports thinking as one reasoning activity that grows, not as answer text', async () => {
+  it('reports thinking as one reasoning activity, not as answer text: started, then completed with the whole text', async () => {
     fake.options.thinking = 'The user greets me. ';
-    const events = await collect(adapterStream(adapter, hello, ctxFor()));
     const reasoning = (status: string, text: string) => ({
       type: 'activity',
       activity: { id: 'reasoning', kind: 'reasoning', status, title: 'Thinking', text },
     });
+    // Updates come at most once per interval: with a long one, none between start and end.
+    const events = await collect(adapterStream(createOllamaAdapter({ reasoningUpdateMs: 60_000 }), hello, ctxFor()));
     expect(events.filter((e) => e.type === 'activity')).toEqual([
+      reasoning('started', 'The '),
+      reasoning('completed', 'The user greets me. '),
+    ]);
+    const last = events.at(-1)!;
+    expect(last.type === 'result' && last.result.message.content).toBe('Hello! How can I help you today?');
+    // Without a throttle every chunk shows.
+    const each = await collect(adapterStream(createOllamaAdapter({ reasoningUpdateMs: 0 }), hello, ctxFor()));
+    expect(each.filter((e) => e.type === 'activity')).toEqual([
       reasoning('started', 'The '),
       reasoning('updated', 'The user '),
       reasoning('updated', 'The user greets '),
       reasoning('updated', 'The user greets me. '),
       reasoning('completed', 'The user greets me. '),
     ]);
-    const last = events.at(-1)!;
-    expect(last.type === 'result' && last.result.message.content).toBe('Hello! How can I help you today?');
   });
 
   it('reassembles lines and UTF-8 characters split across network chunks', async () => {

@@ -13,15 +13,10 @@ import {
 import { chatTurn } from './chat.js';
 import { getJson, listModels, postStream, type Connection, type OllamaChunk } from './client.js';
 import { ollamaConfig, TOOL_ID } from './config.js';
+import { ModelCapabilities, resolveModel, sameModel } from './models.js';
 import { metadataOf, optionsOf, usageOf } from './events.js';
 import { resolveBaseUrl } from './host.js';
 import type { OllamaAdapterOptions } from './options.js';
-
-/** `llama3.2` and `llama3.2:latest` name the same model. */
-function sameModel(a: string, b: string): boolean {
-  const full = (name: string) => (name.includes(':') ? name : `${name}:latest`);
-  return full(a) === full(b);
-}
 
 /** The Ollama runtime: chat, completion and model listing over its local HTTP API. */
 export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAdapter {
@@ -34,17 +29,10 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
     maxResponseBytes: options.maxResponseBytes,
   });
 
-  const resolveModel = async (requested: string | undefined, conn: Connection, ctx: CallContext): Promise<string> => {
-    const model = requested ?? ollamaConfig.read(ctx.config).model;
-    if (model) return model;
-    const installed = await listModels(conn, ctx.signal);
-    if (installed.length === 0) {
-      throw new InvalidRequestError('No Ollama model is installed; pull one first (e.g. `ollama pull llama3.2`) or name one', {
-        toolId: TOOL_ID,
-      });
-    }
-    return installed[0]!;
-  };
+  const capabilities = new ModelCapabilities(probeTimeoutMs);
+  const throttle = { intervalMs: options.reasoningUpdateMs };
+  const modelFor = (requested: string | undefined, conn: Connection, ctx: CallContext) =>
+    resolveModel(requested, ollamaConfig.read(ctx.config).model, conn, ctx.signal);
 
   async function detect(ctx: CallContext): Promise<DetectResult> {
     const conn = connectionFor(ctx);
@@ -67,7 +55,14 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
       }
       const wanted = ollamaConfig.read(ctx.config).model;
       const defaultModel = (wanted && models.find((m) => sameModel(m, wanted))) ?? models[0];
-      return { available: true, version: version.version, models, ...(defaultModel ? { defaultModel } : {}) };
+      const vision = defaultModel !== undefined && (await seesImages(conn, defaultModel, signal, ctx.signal));
+      return {
+        available: true,
+        version: version.version,
+        models,
+        ...(defaultModel ? { defaultModel } : {}),
+        ...(vision ? { capabilities: ['vision' as const] } : {}),
+      };
     } catch (e) {
       // The caller's deadline or cancel is not a verdict on Ollama: let it surface.
       if (ctx.signal.aborted) throw abortReasonOf(ctx.signal, TOOL_ID);
@@ -76,6 +71,19 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
     } finally {
       clearTimeout(timer);
       probe.abort();
+    }
+  }
+
+  /**
+   * Whether a model takes images. A model Ollama cannot describe in time is taken as one that
+   * does not: the server answered its version and models, so it is available all the same.
+   */
+  async function seesImages(conn: Connection, model: string, signal: AbortSignal, caller: AbortSignal): Promise<boolean> {
+    try {
+      return (await capabilities.of(conn, model, signal)).includes('vision');
+    } catch (e) {
+      if (caller.aborted) throw e;
+      return false;
     }
   }
 
@@ -93,7 +101,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
       throw new InvalidRequestError('completion request "temperature" must be a number from 0 to 2', { toolId: TOOL_ID });
     }
     const conn = connectionFor(ctx);
-    const model = await resolveModel(request.model, conn, ctx);
+    const model = await modelFor(request.model, conn, ctx);
     const body = {
       model,
       prompt: request.prompt,
@@ -117,13 +125,16 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
     name: 'Ollama',
     type: 'runtime',
     config: ollamaConfig,
+    // No `sessions`: Ollama keeps no conversation, so core sends the transcript every turn.
+    // No `permissions`: a model runtime runs no commands and writes no files.
+    features: { structuredOutput: 'native', images: true, activity: true },
     detect,
     async usageLimits() {
       return { status: 'unavailable', reason: 'Ollama runs models locally and has no usage limits' };
     },
     async *stream(request, ctx) {
       const conn = connectionFor(ctx);
-      yield* chatTurn(conn, await resolveModel(request.model, conn, ctx), request, ctx);
+      yield* chatTurn({ conn, model: await modelFor(request.model, conn, ctx), capabilities, throttle }, request, ctx);
     },
     complete,
   });

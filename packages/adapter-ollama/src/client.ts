@@ -42,12 +42,19 @@ async function boundedText(res: Response, maxBytes: number): Promise<string | un
 /** One NDJSON object of `/api/chat` or `/api/generate`. */
 export type OllamaChunk = Record<string, unknown>;
 
-async function send(conn: Connection, path: string, init: { method: string; body?: unknown }, signal: AbortSignal): Promise<Response> {
+async function send(
+  conn: Connection,
+  path: string,
+  init: { method: string; body?: unknown; accept?: string },
+  signal: AbortSignal,
+): Promise<Response> {
   try {
     return await conn.fetch(conn.baseUrl + path, {
       method: init.method,
-      headers:
-        init.body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      headers: {
+        accept: init.accept ?? 'application/json',
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       signal,
     });
@@ -58,8 +65,21 @@ async function send(conn: Connection, path: string, init: { method: string; body
 }
 
 /** GET a JSON object (`/api/version`, `/api/tags`). */
-export async function getJson(conn: Connection, path: string, signal: AbortSignal): Promise<Record<string, unknown>> {
-  const res = await send(conn, path, { method: 'GET' }, signal);
+export function getJson(conn: Connection, path: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+  return jsonCall(conn, path, signal);
+}
+
+/**
+ * `POST /api/show` for one model: its details and `capabilities` (`completion`, `vision`,
+ * `tools`, `thinking`, ...). A model Ollama does not have is the same InvalidRequestError a chat gets.
+ */
+export function showModel(conn: Connection, model: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+  return jsonCall(conn, '/api/show', signal, { model });
+}
+
+/** One small JSON exchange: GET, or POST with a body (`model` set: a 404 "model not found" names it). */
+async function jsonCall(conn: Connection, path: string, signal: AbortSignal, post?: { model: string }): Promise<Record<string, unknown>> {
+  const res = await send(conn, path, post ? { method: 'POST', body: post } : { method: 'GET' }, signal);
   let text: string | undefined;
   try {
     text = await boundedText(res, MAX_JSON_BODY_BYTES);
@@ -73,7 +93,11 @@ export async function getJson(conn: Connection, path: string, signal: AbortSigna
       { toolId: TOOL_ID },
     );
   }
-  if (!res.ok) throw httpFailure(res.status, res.headers, text, path);
+  if (!res.ok) {
+    const message = ollamaMessage(text);
+    if (post && res.status === 404 && isModelNotFound(message)) throw await modelNotFound(conn, post.model, message, signal);
+    throw httpFailure(res.status, res.headers, text, path);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -146,7 +170,7 @@ export async function* postStream(
   }
   let complete = false;
   try {
-    const res = await send(conn, path, { method: 'POST', body }, signal);
+    const res = await send(conn, path, { method: 'POST', body, accept: 'application/x-ndjson' }, signal);
     clearTimeout(timer);
     if (!res.ok) {
       let text = '';

@@ -1,5 +1,6 @@
 import type { Activity, ChatResult, StreamEvent } from '@toolbridge/core';
 import type { OllamaChunk } from './client.js';
+import { ReasoningSteps, type ReasoningThrottle } from './reasoning.js';
 
 const DURATIONS = ['total_duration', 'load_duration', 'prompt_eval_duration', 'eval_duration'] as const;
 
@@ -28,34 +29,41 @@ export function optionsOf(request: { maxTokens?: number; temperature?: number })
 }
 
 /**
- * Folds `/api/chat` chunks into stream events: content as deltas, `thinking` as one reasoning
- * activity whose text grows, and the final chunk's counts as the result.
+ * Folds `/api/chat` chunks into stream events: content as deltas, `thinking` as reasoning
+ * activity (throttled, see `ReasoningSteps`), and the final chunk's counts as the result.
  */
 export class ChatAccumulator {
   private text = '';
-  private thinking = '';
+  private readonly reasoning: ReasoningSteps;
   private answeredBy?: string;
   private final?: OllamaChunk;
 
+  constructor(throttle?: ReasoningThrottle) {
+    this.reasoning = new ReasoningSteps(throttle);
+  }
+
   push(chunk: OllamaChunk): StreamEvent[] {
     const out: StreamEvent[] = [];
+    const show = (activity: Activity | undefined) => void (activity && out.push({ type: 'activity', activity }));
     if (typeof chunk.model === 'string') this.answeredBy = chunk.model;
     const message = chunk.message as { content?: unknown; thinking?: unknown } | undefined;
-    if (typeof message?.thinking === 'string' && message.thinking.length > 0) {
-      this.thinking += message.thinking;
-      out.push({ type: 'activity', activity: this.reasoning(this.thinking.length === message.thinking.length ? 'started' : 'updated') });
-    }
+    if (typeof message?.thinking === 'string') show(this.reasoning.push(message.thinking));
     if (typeof message?.content === 'string' && message.content.length > 0) {
-      if (this.thinking && this.text === '') out.push({ type: 'activity', activity: this.reasoning('completed') });
+      show(this.reasoning.complete());
       this.text += message.content;
       out.push({ type: 'delta', text: message.content });
     }
-    if (chunk.done === true) this.final = chunk;
+    if (chunk.done === true) {
+      show(this.reasoning.complete());
+      this.final = chunk;
+    }
     return out;
   }
 
-  private reasoning(status: Activity['status']): Activity {
-    return { id: 'reasoning', kind: 'reasoning', status, title: 'Thinking', text: this.thinking };
+  /** The answer broke off: an open reasoning step ends as failed. */
+  fail(): StreamEvent[] {
+    const activity = this.reasoning.fail();
+    return activity ? [{ type: 'activity', activity }] : [];
   }
 
   /** The result, once the final chunk has come (the client throws rather than end without it). */

@@ -12,4 +12,9 @@ export interface OllamaAdapterOptions {
   firstByteTimeoutMs?: number;
   /** Bound on one answer's bytes as Ollama streams it (default 32 MiB); beyond it the call fails with ProviderExecutionError. */
   maxResponseBytes?: number;
+  /**
+   * Least time between two updates of a thinking model's live reasoning activity (default 250 ms).
+   * Each update carries the latest 2000 characters; the whole text comes once, when the step completes.
+   */
+  reasoningUpdateMs?: number;
 }

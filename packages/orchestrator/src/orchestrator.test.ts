@@ -494,3 +494,63 @@ describe('fallback chat: exhausted and invalid input', () => {
     expect(b.calls).toHaveLength(0);
   });
 });
+
+describe('fallback chat: what only some tools can do', () => {
+  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+  it('skips a tool that cannot take images (reason unsupported) and asks one that can', async () => {
+    const blind = scriptedAdapter('blind');
+    const eye = scriptedAdapter('eye', { features: { images: true }, detectedCapabilities: ['vision'] });
+    const { orchestrator } = setup([blind, eye]);
+    const response = await orchestrator.chat(
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'what is it?' },
+              { type: 'image', data: PNG, mediaType: 'image/png' },
+            ],
+          },
+        ],
+      },
+      { providers: ['blind', 'eye'] },
+    );
+    expect(pick(response.attempts)).toEqual([
+      ['blind', 0, 'preflight', 'skipped', 'unsupported'],
+      ['eye', 0, 'execution', 'succeeded', undefined],
+    ]);
+    expect(blind.calls).toHaveLength(0);
+  });
+
+  it('moves on to the next tool when an answer does not match the schema (after its repair turn)', async () => {
+    const sloppy = scriptedAdapter('sloppy', { script: [{ deltas: ['no json here'] }] });
+    const exact = scriptedAdapter('exact', { script: [{ deltas: ['{"ok":true}'] }] });
+    const { orchestrator } = setup([sloppy, exact]);
+    const response = await orchestrator.chat(
+      {
+        messages: [{ role: 'user', content: 'status?' }],
+        responseFormat: { type: 'json_schema', schema: { type: 'object', required: ['ok'] } },
+      },
+      { providers: ['sloppy', 'exact'], retries: 2 },
+    );
+    expect(response.result.object).toEqual({ ok: true });
+    expect(pick(response.attempts)).toEqual([
+      ['sloppy', 0, 'execution', 'failed', 'schema_mismatch'],
+      ['exact', 0, 'execution', 'succeeded', undefined],
+    ]);
+    expect(sloppy.calls).toHaveLength(2); // the answer and its one repair turn; no retry of a mismatch
+  });
+
+  it('holds a session for the whole fallback chat and tries its own tool first', async () => {
+    const a = scriptedAdapter('a');
+    const b = scriptedAdapter('b');
+    const { orchestrator, registry } = setup([a, b]);
+    const first = await registry.chat('b', hello);
+    const response = await orchestrator.chat({ ...hello, sessionId: first.sessionId }, { providers: ['a', 'b'] });
+    expect(response.toolId).toBe('b');
+    expect(response.fallbackUsed).toBe(false);
+    expect(response.sessionId).toBe(first.sessionId);
+    expect(a.calls).toHaveLength(0);
+  });
+});

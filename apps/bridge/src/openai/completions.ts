@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChatResult, Usage } from '@toolbridge/core';
+import type { ChatResponse, Usage } from '@toolbridge/core';
 
 export interface OpenAIUsage {
   prompt_tokens: number;
@@ -55,10 +55,13 @@ export interface ChatCompletion {
     logprobs: null;
   }>;
   usage: OpenAIUsage;
+  /** Toolbridge's session: send it back as `session_id` to continue the conversation. */
+  session_id?: string;
 }
 
 /** A whole answer as OpenAI's `chat.completion`; `model` is the id the caller asked for. */
-export function toChatCompletion(result: ChatResult, model: string): ChatCompletion {
+export function toChatCompletion(response: ChatResponse, model: string): ChatCompletion {
+  const result = response.result;
   return {
     id: completionId(),
     object: 'chat.completion',
@@ -73,6 +76,7 @@ export function toChatCompletion(result: ChatResult, model: string): ChatComplet
       },
     ],
     usage: toOpenAIUsage(result.usage),
+    ...(response.sessionId ? { session_id: response.sessionId } : {}),
   };
 }
 

@@ -348,7 +348,11 @@ describe('errors in OpenAI shape', () => {
     [{ model: 'agent', messages: hello, stream: 'yes' }, 'stream'],
     [{ model: 'agent', messages: hello, n: 3 }, 'n'],
     [{ model: 'agent', messages: hello, tools: [{ type: 'function', function: { name: 'f' } }] }, 'tools'],
-    [{ model: 'agent', messages: hello, response_format: { type: 'json_object' } }, 'response_format'],
+    [
+      { model: 'agent', messages: hello, response_format: { type: 'json_schema', json_schema: { name: 'x' } } },
+      'response_format.json_schema.schema',
+    ],
+    [{ model: 'agent', messages: hello, response_format: { type: 'yaml' } }, 'response_format.type'],
     [{ model: 'agent', messages: [{ role: 'tool', content: 'x', tool_call_id: '1' }] }, 'messages[0].role'],
     [
       {
@@ -358,13 +362,14 @@ describe('errors in OpenAI shape', () => {
             role: 'user',
             content: [
               { type: 'text', text: 'what is this?' },
-              { type: 'image_url', image_url: { url: 'data:,' } },
+              { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } },
             ],
           },
         ],
       },
-      'messages[0].content[1].type',
+      'messages[0].content[1].image_url.url',
     ],
+    [{ model: 'agent', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] }, 'messages[0].content[0].type'],
   ])('400s an invalid body %j naming %s', async (body, param) => {
     const err = await statusOf(client.chat.completions.create(body as never));
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);

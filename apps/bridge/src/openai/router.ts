@@ -1,24 +1,26 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import { AbortedError, ProviderExecutionError, quoted, ToolUnavailableError, type ChatRequest, type ChatResult } from '@toolbridge/core';
-import type { Toolbridge } from 'toolbridge';
+import { AbortedError, quoted, ToolUnavailableError, type ChatRequest } from '@toolbridge/core';
+import type { Toolbridge, ToolStreamEvent } from 'toolbridge';
 import { chunkFactory, toChatCompletion } from './completions.js';
 import { fromExposedHttpError } from '../http-errors.js';
 import { OpenAIRequestError, modelNotFound, sendOpenAIError, toOpenAIError } from './errors.js';
 import { listsModel, modelIdsOf, parseModelId, toOpenAIModels } from './models.js';
 import { parseChatCompletionRequest, type ChatCompletionRequest } from './request.js';
-import { openSse } from './sse.js';
+import { relaySse } from '../relay.js';
 
 export interface OpenAIRouterOptions {
-  /** The library instance whose tools the endpoints serve (only its `registry` is used). */
-  toolbridge: Pick<Toolbridge, 'registry'>;
+  /** The library instance whose tools the endpoints serve. */
+  toolbridge: Pick<Toolbridge, 'registry' | 'chatWith' | 'streamWith'>;
   /**
    * Deadline of one chat completion, in ms (default 10 minutes). OpenAI's API
    * has no per-request timeout field, so the server sets it; past it the tool's
    * process is killed and the caller gets a 504 (or an error event mid-stream).
    */
   chatTimeoutMs?: number;
-  /** Body size limit when this router parses JSON itself (default `1mb`). */
+  /** Body size limit when this router parses JSON itself (default `16mb`, as the bridge). */
   bodyLimit?: string | number;
+  /** Interval of SSE keep-alive comments (default 15 s). */
+  sseKeepAliveMs?: number;
 }
 
 export const DEFAULT_CHAT_TIMEOUT_MS = 10 * 60 * 1000;
@@ -32,13 +34,14 @@ export const DEFAULT_CHAT_TIMEOUT_MS = 10 * 60 * 1000;
  * `errorCode` in `res.locals` (never prompts or answers).
  */
 export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
-  const registry = options.toolbridge.registry;
+  const { toolbridge } = options;
+  const registry = toolbridge.registry;
   const chatTimeoutMs = options.chatTimeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS;
   const startedAt = Math.floor(Date.now() / 1000);
   const router = Router();
 
   // A no-op when the parent app already parsed the body; parse errors then land in our error handler.
-  router.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
+  router.use(express.json({ limit: options.bodyLimit ?? '16mb' }));
 
   router.get('/models', async (req, res) => {
     logRoute(req, res);
@@ -81,6 +84,8 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
       ...(model ? { model } : {}),
       ...(body.maxTokens !== undefined ? { maxTokens: body.maxTokens } : {}),
       ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
+      ...(body.responseFormat ? { responseFormat: body.responseFormat } : {}),
+      ...(body.sessionId ? { sessionId: body.sessionId } : {}),
     };
 
     // A caller that goes away must not leave the tool running.
@@ -91,12 +96,19 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
     const callOptions = { timeoutMs: chatTimeoutMs, signal: disconnect.signal };
 
     if (!body.stream) {
-      const result = await registry.chat(toolId, request, callOptions);
+      const response = await toolbridge.chatWith(toolId, request, callOptions);
       if (disconnect.signal.aborted) return;
-      res.json(toChatCompletion(result, body.model));
+      res.json(toChatCompletion(response, body.model));
       return;
     }
-    await streamCompletion(res, body, registry.stream(toolId, request, callOptions), disconnect.signal, toolId);
+    await streamCompletion(
+      res,
+      body,
+      toolbridge.streamWith(toolId, request, callOptions),
+      disconnect.signal,
+      toolId,
+      options.sseKeepAliveMs ?? 15_000,
+    );
   });
 
   router.use((req: Request) => {
@@ -121,57 +133,51 @@ function logRoute(req: Request, res: Response): void {
 }
 
 /**
- * Relay a tool's stream as `chat.completion.chunk` events. Nothing is sent
- * until the first text (or the result) arrives, so failures before that — not
- * logged in, rate limited, crashed at start — are ordinary HTTP errors with
- * their status. After that, a failure is a final `data: {"error": ...}` event
- * with no `[DONE]`, so a client can never mistake it for a complete answer.
+ * Relay a tool's stream as `chat.completion.chunk` events, through the bridge's one SSE relay.
+ * Nothing is sent until the first text (or the result) arrives, so failures before that — not
+ * logged in, rate limited, crashed at start — are ordinary HTTP errors with their status. After
+ * that, a failure is a final `data: {"error": ...}` event with no `[DONE]`, so a client can never
+ * mistake it for a complete answer. Activity (reasoning, commands) has no place in Chat
+ * Completions chunks; the final chunk carries Toolbridge's `session_id`.
  */
-async function streamCompletion(
+function streamCompletion(
   res: Response,
   body: ChatCompletionRequest,
-  events: AsyncIterable<{ type: string; text?: string; result?: ChatResult }>,
+  events: AsyncIterable<ToolStreamEvent>,
   disconnected: AbortSignal,
   toolId: string,
+  keepAliveMs: number,
 ): Promise<void> {
   const chunks = chunkFactory(body.model, body.includeUsage);
-  let sse: ReturnType<typeof openSse> | undefined;
+  let started = false;
   let sentText = false;
-  let result: ChatResult | undefined;
-  const start = async () => {
-    if (sse) return sse;
-    sse = openSse(res);
-    await sse.data(chunks.delta({ role: 'assistant', content: '' }));
-    return sse;
-  };
-
-  try {
-    for await (const event of events) {
-      if (event.type === 'delta' && event.text) {
-        const out = await start();
-        await out.data(chunks.delta({ content: event.text }));
+  const frame = (data: unknown, final = false) => ({ event: 'chunk', data, final });
+  const opening = () => (started ? [] : ((started = true), [frame(chunks.delta({ role: 'assistant', content: '' }))]));
+  return relaySse<ToolStreamEvent>(res, events, {
+    dialect: 'openai',
+    keepAliveMs,
+    signal: disconnected,
+    toolId,
+    error: (err) => {
+      const { body: failure } = toOpenAIError(err);
+      return { payload: failure, code: failure.error.code ?? failure.error.type };
+    },
+    frames: (event) => {
+      if (event.type === 'delta') {
+        if (!event.text) return [];
         sentText = true;
-      } else if (event.type === 'result' && event.result) {
-        result = event.result;
+        return [...opening(), frame(chunks.delta({ content: event.text }))];
       }
-      // `progress` items (reasoning, commands) have no place in Chat Completions chunks.
-    }
-    if (!result) throw new ProviderExecutionError('The tool ended its answer without a result', { toolId });
-  } catch (error) {
-    if (!sse) throw error;
-    if (!disconnected.aborted) {
-      const { body: failure } = toOpenAIError(error);
-      res.locals.errorCode = failure.error.code ?? failure.error.type;
-      await sse.data(failure);
-      sse.end();
-    }
-    return;
-  }
-  if (disconnected.aborted) return;
-  const out = await start();
-  // Tools that report no deltas still stream their answer, in one piece.
-  if (!sentText && result!.message.content) await out.data(chunks.delta({ content: result!.message.content }));
-  await out.data(chunks.delta({}, 'stop'));
-  if (body.includeUsage) await out.data(chunks.usage(result!.usage));
-  out.done();
+      if (event.type !== 'done') return [];
+      const r = event.response;
+      const session = r.sessionId ? { session_id: r.sessionId } : {};
+      return [
+        ...opening(),
+        // Tools that report no deltas still stream their answer, in one piece.
+        ...(!sentText && r.result.message.content ? [frame(chunks.delta({ content: r.result.message.content }))] : []),
+        frame({ ...chunks.delta({}, 'stop'), ...session }, !body.includeUsage),
+        ...(body.includeUsage ? [frame({ ...chunks.usage(r.result.usage), ...session }, true)] : []),
+      ];
+    },
+  });
 }

@@ -1,11 +1,14 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startMockHttp, type MockExchange, type MockRequest } from '@toolbridge/test-suite';
+import { answerLines } from './fake-answers.js';
+import { badImage, defaultCapabilities, installed, showOf, tagOf } from './fake-models.js';
 
 /**
  * A small HTTP server that speaks Ollama's real API on 127.0.0.1 (shapes as
- * served by Ollama 0.9: `/api/version`, `/api/tags`, NDJSON `/api/chat` and
- * `/api/generate`, `{"error": ...}` bodies), with switchable failures.
+ * served by Ollama 0.9: `/api/version`, `/api/tags`, `/api/show` with `capabilities`, NDJSON
+ * `/api/chat` (`format`, base64 `images`, `thinking`) and `/api/generate`, `{"error": ...}`
+ * bodies), with switchable failures.
  */
 
 export type FakeBehaviour =
@@ -34,7 +37,7 @@ export type FakeBehaviour =
   /** Answer a GET with a JSON body of this many bytes. */
   | { kind: 'huge'; bytes: number };
 
-export type FakeRoute = '/api/version' | '/api/tags' | '/api/chat' | '/api/generate';
+export type FakeRoute = '/api/version' | '/api/tags' | '/api/show' | '/api/chat' | '/api/generate';
 
 /** A request the fake received; `body` is its JSON (or its text when it is not JSON). */
 export type RecordedRequest = MockRequest & { body: unknown };
@@ -43,8 +46,12 @@ export interface FakeOllamaOptions {
   version?: string;
   /** Installed model names, in the order `/api/tags` lists them. */
   models?: string[];
-  /** The assistant's answer, streamed in word-sized chunks: fixed, or per model. */
-  reply?: string | ((model: string) => string);
+  /** The assistant's answer, streamed in word-sized chunks: fixed, or per model and request body. */
+  reply?: string | ((model: string, body: Record<string, unknown>) => string);
+  /** `/api/show` capabilities by installed model name (default: what Ollama lists for the family). */
+  capabilities?: Record<string, string[]>;
+  /** Answer `/api/show` as servers before 0.6 did: no `capabilities`, a `projector_info` for vision models. */
+  legacyShow?: boolean;
   /** Thinking text streamed before the answer (reasoning models). */
   thinking?: string;
   /** A fixed `prompt_eval_count` (default: about a quarter of the request's characters). */
@@ -55,7 +62,12 @@ export interface FakeOllama {
   readonly url: string;
   readonly requests: RecordedRequest[];
   /** Bodies of every `/api/chat` request, in order. */
-  readonly chats: Array<{ model: string; messages: Array<{ role: string; content: string; images?: string[] }>; [k: string]: unknown }>;
+  readonly chats: Array<{
+    model: string;
+    messages: Array<{ role: string; content: string; images?: string[] }>;
+    format?: unknown;
+    [k: string]: unknown;
+  }>;
   /** TCP connections accepted so far (keep-alive reuse shows as fewer connections than requests). */
   readonly connections: number;
   options: Required<FakeOllamaOptions>;
@@ -65,37 +77,6 @@ export interface FakeOllama {
   close(): Promise<void>;
 }
 
-const NS = 1_000_000;
-
-function tokens(text: string): string[] {
-  return text.match(/\S+\s*|\s+/g) ?? [];
-}
-
-function tagOf(name: string) {
-  const family = name.split(':')[0]!.replace(/[\d.]+$/, '') || name;
-  return {
-    name,
-    model: name,
-    modified_at: '2025-06-02T09:14:27.412345678Z',
-    size: 4_683_087_332,
-    digest: 'a2af6cc3eb7fa8be8504abaf9b04e88f17a119ec3f04a3addf55f92841195f5a',
-    details: {
-      parent_model: '',
-      format: 'gguf',
-      family,
-      families: [family],
-      parameter_size: '8.0B',
-      quantization_level: 'Q4_K_M',
-    },
-  };
-}
-
-function installed(models: string[], wanted: unknown): string | undefined {
-  if (typeof wanted !== 'string') return undefined;
-  const full = wanted.includes(':') ? wanted : `${wanted}:latest`;
-  return models.find((m) => m === wanted || m === full);
-}
-
 export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<FakeOllama> {
   const opts: Required<FakeOllamaOptions> = {
     version: options.version ?? '0.9.0',
@@ -103,40 +84,11 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     reply: options.reply ?? 'Hello! How can I help you today?',
     thinking: options.thinking ?? '',
     promptTokens: options.promptTokens ?? -1,
+    capabilities: options.capabilities ?? {},
+    legacyShow: options.legacyShow ?? false,
   };
+  const capabilitiesOf = (model: string) => opts.capabilities[model] ?? defaultCapabilities(model);
   const behaviours = new Map<FakeRoute, FakeBehaviour>();
-
-  /** The NDJSON lines of a streamed answer, final chunk last. */
-  const linesFor = (route: FakeRoute, model: string, body: Record<string, unknown>): string[] => {
-    const created = () => new Date().toISOString();
-    const answer = tokens(typeof opts.reply === 'function' ? opts.reply(model) : opts.reply);
-    const promptTokens = opts.promptTokens >= 0 ? opts.promptTokens : JSON.stringify(body.messages ?? body.prompt ?? '').length >> 2;
-    const limit = (body.options as { num_predict?: number } | undefined)?.num_predict;
-    const shown = limit !== undefined ? answer.slice(0, limit) : answer;
-    const chunks: Record<string, unknown>[] = [];
-    if (route === '/api/chat') {
-      for (const t of tokens(opts.thinking))
-        chunks.push({ model, created_at: created(), message: { role: 'assistant', content: '', thinking: t }, done: false });
-      for (const t of shown) chunks.push({ model, created_at: created(), message: { role: 'assistant', content: t }, done: false });
-    } else {
-      for (const t of shown) chunks.push({ model, created_at: created(), response: t, done: false });
-    }
-    const final: Record<string, unknown> = {
-      model,
-      created_at: created(),
-      ...(route === '/api/chat' ? { message: { role: 'assistant', content: '' } } : { response: '' }),
-      done_reason: limit !== undefined && shown.length < answer.length ? 'length' : 'stop',
-      done: true,
-      ...(route === '/api/generate' ? { context: [151644, 872, 198, 9707, 151645] } : {}),
-      total_duration: 912 * NS,
-      load_duration: 41 * NS,
-      prompt_eval_count: promptTokens,
-      prompt_eval_duration: 88 * NS,
-      eval_count: shown.length,
-      eval_duration: 760 * NS,
-    };
-    return [...chunks, final].map((c) => JSON.stringify(c) + '\n');
-  };
 
   const stream = async (
     res: ServerResponse,
@@ -147,7 +99,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     sleep: MockExchange['sleep'],
   ) => {
     const model = installed(opts.models, body.model)!;
-    const lines = linesFor(route, model, body);
+    const lines = answerLines(route as '/api/chat' | '/api/generate', model, body, opts);
     if (behaviour.kind === 'slow') await sleep(behaviour.delayMs);
     if (rec.closedEarly) return;
     res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
@@ -224,11 +176,29 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
       if (!rec.closedEarly) sendJson(200, { models: opts.models.map(tagOf) });
       return;
     }
+    if (path === '/api/show' && method === 'POST') {
+      const b = (typeof body === 'object' && body !== null ? body : {}) as { model?: unknown; name?: unknown };
+      const wanted = b.model || b.name;
+      if (typeof wanted !== 'string' || wanted === '') return sendJson(400, { error: 'model is required' });
+      const name = installed(opts.models, wanted);
+      if (!name) return sendJson(404, { error: `model '${wanted}' not found` });
+      if (behaviour.kind === 'slow') await sleep(behaviour.delayMs);
+      if (!rec.closedEarly) sendJson(200, showOf(name, capabilitiesOf(name), opts.legacyShow));
+      return;
+    }
     if ((path === '/api/chat' || path === '/api/generate') && method === 'POST') {
       const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
       if (path === '/api/chat') chats.push(b as FakeOllama['chats'][number]);
       if (typeof b.model !== 'string' || b.model === '') return sendJson(400, { error: 'model is required' });
-      if (!installed(opts.models, b.model)) return sendJson(404, { error: `model "${b.model}" not found, try pulling it first` });
+      const name = installed(opts.models, b.model);
+      if (!name) return sendJson(404, { error: `model "${b.model}" not found, try pulling it first` });
+      const bad = badImage(b.messages);
+      if (bad) return sendJson(400, { error: bad });
+      const withImages = Array.isArray(b.messages) && b.messages.some((m) => Array.isArray((m as { images?: unknown }).images));
+      // Ollama's chat does not check for vision; the runner of a model without an image encoder fails.
+      if (withImages && !capabilitiesOf(name).includes('vision')) {
+        return sendJson(500, { error: 'this model is missing data required for image input' });
+      }
       await stream(res, rec, route, behaviour, b, sleep);
       return;
     }

@@ -19,7 +19,7 @@ export interface OpenAIServer {
  * to the router (a parent app without express.json()).
  */
 export async function serveOpenAI(
-  toolbridge: Pick<Toolbridge, 'registry'>,
+  toolbridge: Pick<Toolbridge, 'registry' | 'chatWith' | 'streamWith'>,
   options: Omit<OpenAIRouterOptions, 'toolbridge'> & { parseJson?: boolean } = {},
 ): Promise<OpenAIServer> {
   const { parseJson = true, ...routerOptions } = options;

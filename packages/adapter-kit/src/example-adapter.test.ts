@@ -1,0 +1,49 @@
+import { describe, expect, it } from '@jest/globals';
+import path from 'node:path';
+import { createRegistry } from '@toolbridge/core';
+import { makeTempDir, pathWith, pathWithout, writeFakeBin } from '@toolbridge/test-suite';
+import { describeAdapterConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { createEchoAgentAdapter, echoAgentScript } from './testing/example-adapter.js';
+
+const scenarios: ConformanceScenario[] = ['ok', 'missing', 'hang', 'stall', 'unauthenticated', 'rate-limited', 'activity'];
+
+async function machine(mode: string) {
+  const tmp = await makeTempDir('toolbridge-echo-agent-');
+  const bin = path.join(tmp.dir, 'bin');
+  await writeFakeBin(bin, 'echo-agent', echoAgentScript(mode));
+  return { tmp, env: { PATH: mode === 'missing' ? pathWithout() : pathWith(bin), HOME: path.join(tmp.dir, 'home') } };
+}
+
+// A fifth tool passes the same suite as the shipped ones, with nothing added to core or the test kit.
+describeAdapterConformance('echo-agent (the kit’s example adapter)', {
+  expectedText: 'Echo: Say hello',
+  scenarios,
+  async setup(scenario) {
+    const { tmp, env } = await machine(scenario === 'activity' ? 'ok' : scenario);
+    return { adapter: createEchoAgentAdapter(), env, cleanup: tmp.cleanup };
+  },
+});
+
+describe('a fifth tool next to the others', () => {
+  it('is discovered, configured under its own key, and chats through the registry', async () => {
+    const { tmp, env } = await machine('ok');
+    const registry = createRegistry({ adapters: [createEchoAgentAdapter()], env });
+    try {
+      registry.config.replace({ echoAgentModel: 'echo-2' });
+      expect(registry.config.jsonSchema).toMatchObject({
+        properties: { echoAgentModel: { type: 'string', 'x-toolbridge-group': 'echo-agent' } },
+      });
+      const [tool] = await registry.discover();
+      expect(tool).toMatchObject({ id: 'echo-agent', available: true, version: '1.4.2', models: ['echo-2'], defaultModel: 'echo-2' });
+      const result = await registry.chat('echo-agent', { messages: [{ role: 'user', content: 'hi there' }] });
+      expect(result).toMatchObject({
+        message: { content: 'Echo: hi there' },
+        model: 'echo-2',
+        activities: [{ kind: 'command', command: 'ls' }],
+      });
+    } finally {
+      await registry.close();
+      await tmp.cleanup();
+    }
+  });
+});
