@@ -10,6 +10,7 @@ import { execTurn } from './spawn.js';
 import { turnSettings } from './turn.js';
 import { readUsageLimits } from './usage-limits.js';
 import { readCodexUserConfig } from './user-config.js';
+import { CodexWarm } from './warm.js';
 
 /**
  * The Codex agent (`codex` on PATH): chats run `codex exec --json` with the conversation on
@@ -23,6 +24,7 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
   const login = codexLogin(command, options.loginTtlMs ?? 10 * 60_000, options.loginOutputWaitMs ?? 5_000);
   const codexHomeOf = (ctx: CallContext): string =>
     options.codexHome ?? (ctx.env.CODEX_HOME || path.join(ctx.env.HOME || homedir(), '.codex'));
+  const warm = new CodexWarm(options);
 
   const checkAuth = async (ctx: CallContext) => {
     const user = await readCodexUserConfig(codexHomeOf(ctx), codexConfig.read(ctx.config).profile);
@@ -53,6 +55,7 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
       activity: true,
       permissions: ['read-only', 'workspace-write', 'full'],
       additionalDirs: true,
+      warm: options.warm !== false,
     },
 
     detect: (ctx) => detectCodex(ctx, { command, timeoutMs: versionTimeoutMs, codexHome: codexHomeOf(ctx) }),
@@ -69,9 +72,16 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
 
     async *stream(request, ctx) {
       // Inside the generator: a bad setting fails the stream, never the call that creates it.
-      yield* execTurn(options, request, ctx, turnSettings(request, ctx, codexHomeOf(ctx)));
+      const turn = turnSettings(request, ctx, codexHomeOf(ctx));
+      if (!warm.spawnReason(ctx, turn) && (yield* warm.stream(request, ctx, turn))) return;
+      yield* execTurn(options, request, ctx, turn);
     },
 
-    dispose: () => login.close(),
+    prewarm: (ctx) => warm.prewarm(ctx, turnSettings({}, ctx, codexHomeOf(ctx))),
+    warmLoad: () => warm.load(),
+
+    dispose: async () => {
+      await Promise.allSettled([login.close(), warm.close()]);
+    },
   });
 }

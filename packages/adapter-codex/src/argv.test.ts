@@ -24,7 +24,7 @@ describe('argv', () => {
       model: 'gpt-5.5',
       profile: 'fast',
       addDirs: ['/data/a', '/data/b'],
-      sandboxOverrides: ['-c', 'sandbox_workspace_write.exclude_slash_tmp=true'],
+      sandboxConfig: { 'sandbox_workspace_write.exclude_slash_tmp': true },
       planTool: true,
       outputSchema: '/scratch/output-schema.json',
       images: ['/scratch/image-1.png', '/scratch/image-2.jpg'],

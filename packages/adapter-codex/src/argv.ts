@@ -9,8 +9,8 @@ export interface ExecArgs {
   shellSnapshot?: boolean;
   /** `--add-dir`: more writable folders beside the working directory. */
   addDirs?: readonly string[];
-  /** `-c` overrides that narrow the sandbox to the permission level (see permissions.ts). */
-  sandboxOverrides?: readonly string[];
+  /** Config overrides that narrow the sandbox to the permission level (see permissions.ts), as `-c key=value`. */
+  sandboxConfig?: Readonly<Record<string, boolean>>;
   /** Offer the model Codex's `update_plan` tool (off in Codex 0.169 unless enabled), so plans show as activity. */
   planTool?: boolean;
   /** `--output-schema <file>`: the answer's JSON Schema, sent to the model as a strict `json_schema` format. */
@@ -44,7 +44,7 @@ export function buildExecArgs(o: ExecArgs): string[] {
     // Config overrides rather than `--disable`/`--enable`: unknown keys are ignored, unknown flags are fatal.
     ...(o.shellSnapshot ? [] : ['-c', 'features.shell_snapshot=false']),
     ...(o.planTool ? ['-c', 'tools.update_plan.enabled=true'] : []),
-    ...(o.sandboxOverrides ?? []),
+    ...Object.entries(o.sandboxConfig ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
     ...(o.outputSchema ? ['--output-schema', o.outputSchema] : []),
     ...(o.images ?? []).map((f) => `--image=${f}`),
     ...(o.extraArgs ?? []),

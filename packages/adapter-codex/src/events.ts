@@ -124,6 +124,11 @@ export class CodexEventParser {
       this.nonJsonLines++;
       return [];
     }
+    return this.pushEvent(event as Record<string, unknown> & { type: string });
+  }
+
+  /** One event already parsed (the warm transport's notifications, translated to exec's shape). */
+  pushEvent(event: Record<string, unknown> & { type: string }): StreamEvent[] {
     const out: StreamEvent[] = [];
     switch (event.type) {
       case 'thread.started':

@@ -52,17 +52,24 @@ export function nativeSchema(format: ResponseFormat | undefined): object | undef
   return format?.type === 'json_schema' && strictCompatible(format.schema) ? (format.schema as object) : undefined;
 }
 
+/** The prompt of a turn (the conversation as one text) and how its answer format goes to Codex. */
+export function turnPrompt(request: ToolRequest): { prompt: string; schema?: object; structured?: StructuredMode } {
+  const format = request.responseFormat;
+  const schema = nativeSchema(format);
+  const prompt = renderConversation(request.messages);
+  if (!format) return { prompt };
+  // A schema Codex cannot send strictly, or plain JSON: the rule goes into the prompt.
+  if (!schema) return { prompt: `${prompt}\n\n${jsonInstruction(format)}`, structured: 'prompt' };
+  return { prompt, schema, structured: 'native' };
+}
+
 /**
  * What a `codex exec` run is given: the prompt for stdin, the answer's schema as a file
  * (`--output-schema`), and each image as a file (`--image`); the files go into the call's
  * private scratch directory, 0600.
  */
 export async function execInputs(request: ToolRequest, ctx: ChatContext): Promise<ExecInputs> {
-  const format = request.responseFormat;
-  const schema = nativeSchema(format);
-  let prompt = renderConversation(request.messages);
-  // A schema Codex cannot send strictly, or plain JSON: the rule goes into the prompt.
-  if (format && !schema) prompt = `${prompt}\n\n${jsonInstruction(format)}`;
+  const { prompt, schema, structured } = turnPrompt(request);
   const images = imagesOf(request.messages);
   // A directory of this run's own: one call may run twice (core's repair turn), with the same scratch directory.
   const dir = schema || images.length ? await mkdtemp(path.join(await ctx.scratchDir(), 'run-')) : undefined;
@@ -71,10 +78,5 @@ export async function execInputs(request: ToolRequest, ctx: ChatContext): Promis
   for (const [i, image] of images.entries()) {
     imageFiles.push(await privateFile(dir!, `image-${i + 1}.${imageExtension(image.mediaType)}`, Buffer.from(image.data, 'base64')));
   }
-  return {
-    prompt,
-    ...(schemaFile ? { schemaFile } : {}),
-    imageFiles,
-    ...(format ? { structured: schema ? ('native' as const) : ('prompt' as const) } : {}),
-  };
+  return { prompt, ...(schemaFile ? { schemaFile } : {}), imageFiles, ...(structured ? { structured } : {}) };
 }

@@ -24,6 +24,11 @@ export interface CodexAdapterOptions {
    * `tools.update_plan.enabled` is set), so the agent's plan shows up as `plan` activity.
    */
   planTool?: boolean;
+  /**
+   * Answer chats from a warm `codex app-server` (default true; the `warmIdleMs` config key sets its
+   * idle time, 0 turns it off). False: every chat spawns `codex exec`.
+   */
+  warm?: boolean;
   /** A `codex login` started by `startAuth()` is ended after this long (default 10 minutes). */
   loginTtlMs?: number;
   /** How long `startAuth()` waits for the login's sign-in URL (default 5 s). */

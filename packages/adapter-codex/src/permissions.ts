@@ -5,8 +5,8 @@ import { codexConfig, LEVEL_OF, SANDBOX_OF, type CodexSandboxMode } from './conf
 /** A chat's permission level as Codex applies it, and what to tell the caller about it. */
 export interface CodexPermissions {
   sandbox: CodexSandboxMode;
-  /** `-c` overrides that keep Codex's sandbox to what the level grants. */
-  overrides: string[];
+  /** Config overrides that keep Codex's sandbox to what the level grants (`-c key=value` for exec, `config` for app-server). */
+  config: Record<string, boolean>;
   /** `result.metadata.permissions`. */
   metadata: { requested: PermissionLevel; applied: PermissionLevel; note?: string };
 }
@@ -17,12 +17,7 @@ export interface CodexPermissions {
  * writable (measured: a write to /tmp then fails with "Read-only file system", while a cwd under
  * /tmp stays writable).
  */
-const EXACT_WORKSPACE = [
-  '-c',
-  'sandbox_workspace_write.exclude_slash_tmp=true',
-  '-c',
-  'sandbox_workspace_write.exclude_tmpdir_env_var=true',
-];
+const EXACT_WORKSPACE = { 'sandbox_workspace_write.exclude_slash_tmp': true, 'sandbox_workspace_write.exclude_tmpdir_env_var': true };
 
 /** Where Codex's sandbox is narrower than the level (measured with the real 0.169 sandbox, bubblewrap + seccomp). */
 const NOTES: Partial<Record<PermissionLevel, string>> = {
@@ -44,7 +39,7 @@ export function codexPermissions(request: Pick<ToolRequest, 'permissions'>, ctx:
   const note = NOTES[level];
   return {
     sandbox,
-    overrides: sandbox === 'workspace-write' ? EXACT_WORKSPACE : [],
+    config: sandbox === 'workspace-write' ? EXACT_WORKSPACE : {},
     metadata: { requested: level, applied: level, ...(note ? { note } : {}) },
   };
 }

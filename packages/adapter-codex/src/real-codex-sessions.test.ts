@@ -2,17 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ProviderExecutionError } from '@toolbridge/core';
-import { startRealCodex, transcriptOf, type RealCodex } from './testing/real-codex.js';
+import { startRealCodex, transcriptOf, TRANSPORTS, type RealCodex } from './testing/real-codex.js';
 
 /** Sessions with the real `codex` against the mock: Codex's own threads continued and forked through `exec resume`/`fork`. */
-
-let codex: RealCodex;
-beforeAll(async () => {
-  codex = await startRealCodex();
-});
-afterAll(async () => {
-  await codex?.close();
-});
 
 const say = (content: string, extra: Record<string, unknown> = {}) => ({ messages: [{ role: 'user' as const, content }], ...extra });
 const ONE_REQUEST = {
@@ -23,12 +15,20 @@ const ONE_REQUEST = {
   reasoning_output_tokens: 7,
 };
 
-describe('real codex 0.169.0: sessions', () => {
+describe.each(TRANSPORTS)('real codex 0.169.0: sessions (%s)', (transport) => {
+  let codex: RealCodex;
+  beforeAll(async () => {
+    codex = await startRealCodex({ warm: transport === 'warm' });
+  });
+  afterAll(async () => {
+    await codex?.close();
+  });
+
   it('a second turn sent with only the new message reaches the model with the first turn in its context; usage is the turn’s own', async () => {
     const { mock, registry } = codex;
     mock.queue({ kind: 'reply', text: 'FIRST-ANSWER-4411' });
     const first = await registry.chat('codex', say('FIRST-QUESTION-4411'), { timeoutMs: 60_000 });
-    expect(first.metadata.nativeSessionId).toEqual(expect.any(String));
+    expect(first.metadata).toMatchObject({ nativeSessionId: expect.any(String), transport });
     expect(first.usage).toEqual(ONE_REQUEST);
 
     mock.queue({ kind: 'reply', text: 'SECOND-ANSWER-4411' });
@@ -98,6 +98,8 @@ describe('real codex 0.169.0: sessions', () => {
     expect((error as Error).message).not.toContain(thread);
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(mock.modelRequests().length).toBe(sent);
-    expect(codex.left()).toEqual([]);
+    // Nothing of the failed turn runs on: no process (spawn), or the warm server alone, still answering.
+    if (transport === 'spawn') expect(codex.left()).toEqual([]);
+    else expect((await registry.chat('codex', say('STILL-THERE'), { timeoutMs: 60_000 })).metadata.transport).toBe('warm');
   }, 120_000);
 });

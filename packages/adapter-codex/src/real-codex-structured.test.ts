@@ -2,17 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
 import { waitFor } from '@toolbridge/test-suite';
-import { startRealCodex, transcriptOf, type RealCodex } from './testing/real-codex.js';
+import { startRealCodex, transcriptOf, TRANSPORTS, type RealCodex } from './testing/real-codex.js';
 
 /** JSON-Schema answers and images with the real `codex` against the mock. */
-
-let codex: RealCodex;
-beforeAll(async () => {
-  codex = await startRealCodex();
-});
-afterAll(async () => {
-  await codex?.close();
-});
 
 /** Strict-compatible (what OpenAI's strict structured outputs take): Codex sends it as the request's format. */
 const STRICT = {
@@ -25,19 +17,28 @@ const ask = (extra: Record<string, unknown>) => ({ messages: [{ role: 'user' as 
 /** A 1×1 PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
-const scratchGone = () => codex.scratchDirs.filter((d) => existsSync(d));
+describe.each(TRANSPORTS)('real codex 0.169.0: structured output and images (%s)', (transport) => {
+  let codex: RealCodex;
+  beforeAll(async () => {
+    codex = await startRealCodex({ warm: transport === 'warm' });
+  });
+  afterAll(async () => {
+    await codex?.close();
+  });
+  const scratchGone = () => codex.scratchDirs.filter((d) => existsSync(d));
+  // exec takes the schema and images as files; app-server takes them in the request, so it needs none.
+  const filesPerCall = transport === 'spawn' ? 1 : 0;
 
-describe('real codex 0.169.0: structured output', () => {
   it('sends the schema natively (strict json_schema) and returns the conforming answer as object; the schema file is gone after', async () => {
     const { mock, registry } = codex;
     mock.queue({ kind: 'reply', text: '{"city":"Paris","population":2100000}' });
     const sent = mock.modelRequests().length;
     const result = await registry.chat('codex', ask({ responseFormat: { type: 'json_schema', schema: STRICT } }), { timeoutMs: 60_000 });
     expect(result.object).toEqual({ city: 'Paris', population: 2100000 });
-    expect(result.metadata.structuredOutput).toBe('native');
+    expect(result.metadata).toMatchObject({ structuredOutput: 'native', transport });
     const body = mock.modelRequests()[sent]!;
     expect(body.text?.format).toEqual({ type: 'json_schema', strict: true, schema: STRICT, name: 'codex_output_schema' });
-    expect(codex.scratchDirs.length).toBeGreaterThan(0);
+    expect(codex.scratchDirs.length).toBe(filesPerCall);
     expect(scratchGone()).toEqual([]);
   }, 120_000);
 
@@ -71,9 +72,7 @@ describe('real codex 0.169.0: structured output', () => {
     expect(body.text?.format).toBeUndefined();
     expect(transcriptOf(body).at(-1)).toContain(JSON.stringify(loose));
   }, 120_000);
-});
 
-describe('real codex 0.169.0: images', () => {
   it('the image’s bytes reach the model intact, and its file is gone after the call', async () => {
     const { mock, registry } = codex;
     mock.queue({ kind: 'reply', text: 'A single pixel.' });
@@ -98,7 +97,7 @@ describe('real codex 0.169.0: images', () => {
     const body = mock.modelRequests()[sent]!;
     const user = body.input.filter((i) => i.role === 'user').at(-1)!;
     expect(user.content!.find((c) => c.type === 'input_image')!.image_url).toBe(`data:image/png;base64,${PNG}`);
-    expect(codex.scratchDirs.length).toBe(dirs + 1);
+    expect(codex.scratchDirs.length).toBe(dirs + filesPerCall);
     expect(scratchGone()).toEqual([]);
   }, 120_000);
 
@@ -113,8 +112,8 @@ describe('real codex 0.169.0: images', () => {
     expect(await registry.chat('codex', withImage, { timeoutMs: 60_000 }).catch((e) => e)).toBeInstanceOf(ProviderExecutionError);
     mock.queue({ kind: 'hang' });
     expect(await registry.chat('codex', withImage, { timeoutMs: 3000 }).catch((e) => e)).toBeInstanceOf(TimeoutError);
-    expect(codex.scratchDirs.length).toBe(dirs + 2);
+    expect(codex.scratchDirs.length).toBe(dirs + 2 * filesPerCall);
     expect(scratchGone()).toEqual([]);
-    await waitFor(() => codex.left().length === 0, 10_000, 'codex processes to exit');
+    if (transport === 'spawn') await waitFor(() => codex.left().length === 0, 10_000, 'codex processes to exit');
   }, 120_000);
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Activity, ChatRequest, PermissionLevel, StreamEvent } from '@toolbridge/core';
 import { makeTempDir } from '@toolbridge/test-suite';
 import type { MockBehaviour } from './testing/mock-responses-server.js';
-import { startRealCodex, type RealCodex } from './testing/real-codex.js';
+import { startRealCodex, TRANSPORTS, type RealCodex } from './testing/real-codex.js';
 
 /**
  * Agent tasks with the real `codex` (and its real bubblewrap sandbox) against the mock: the mock
@@ -12,14 +12,9 @@ import { startRealCodex, type RealCodex } from './testing/real-codex.js';
  * know) or a patch (`apply_patch`, offered to catalog models such as gpt-5.5), then answers.
  */
 
-let codex: RealCodex;
 const cleanups: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  codex = await startRealCodex();
-});
 afterAll(async () => {
   for (const c of cleanups) await c();
-  await codex?.close();
 });
 
 const PATCH = '*** Begin Patch\n*** Add File: patched.txt\n+hello from apply_patch\n*** End Patch\n';
@@ -37,7 +32,7 @@ async function workDir(): Promise<string> {
 }
 
 /** Run one task, collecting its activity events and result. */
-async function task(cwd: string, permissions: PermissionLevel, extra: Partial<ChatRequest> = {}) {
+async function task(codex: RealCodex, cwd: string, permissions: PermissionLevel, extra: Partial<ChatRequest> = {}) {
   const events: StreamEvent[] = [];
   for await (const e of codex.registry.stream(
     'codex',
@@ -50,25 +45,33 @@ async function task(cwd: string, permissions: PermissionLevel, extra: Partial<Ch
   return { activity, result, of: (kind: Activity['kind']) => activity.filter((a) => a.kind === kind) };
 }
 
-describe('real codex 0.169.0: agent activity and permission levels', () => {
+describe.each(TRANSPORTS)('real codex 0.169.0: agent activity and permission levels (%s)', (transport) => {
+  let codex: RealCodex;
+  beforeAll(async () => {
+    codex = await startRealCodex({ warm: transport === 'warm' });
+  });
+  afterAll(async () => {
+    await codex?.close();
+  });
+
   it('workspace-write: the command arrives started → completed with its exit code, and its file is written in cwd', async () => {
     const cwd = await workDir();
     codex.mock.queue(shell('echo hi > out.txt && echo written'), done);
-    const { of, result } = await task(cwd, 'workspace-write');
+    const { of, result } = await task(codex, cwd, 'workspace-write');
     const steps = of('command');
     expect(steps.map((a) => a.status)).toEqual(['started', 'completed']);
     expect(new Set(steps.map((a) => a.id)).size).toBe(1);
     expect(steps[1]).toMatchObject({ command: expect.stringContaining('echo hi > out.txt'), exitCode: 0, outputTail: 'written' });
     expect(readFileSync(path.join(cwd, 'out.txt'), 'utf8')).toBe('hi\n');
     expect(result.message.content).toBe('All done.');
-    expect(result.metadata.permissions).toMatchObject({ requested: 'workspace-write', applied: 'workspace-write' });
+    expect(result.metadata).toMatchObject({ transport, permissions: { requested: 'workspace-write', applied: 'workspace-write' } });
     expect(result.activities!.find((a) => a.kind === 'command')).toMatchObject({ status: 'completed', exitCode: 0 });
   }, 120_000);
 
   it('workspace-write: a patch is a file_change with the path relative to cwd, and the file exists', async () => {
     const cwd = await workDir();
     codex.mock.queue(patch, done);
-    const { of } = await task(cwd, 'workspace-write', { model: 'gpt-5.5' });
+    const { of } = await task(codex, cwd, 'workspace-write', { model: 'gpt-5.5' });
     expect(of('file_change').map((a) => a.status)).toEqual(['started', 'completed']);
     expect(of('file_change')[1]).toMatchObject({ changes: [{ path: 'patched.txt', kind: 'add' }] });
     expect(readFileSync(path.join(cwd, 'patched.txt'), 'utf8')).toBe('hello from apply_patch\n');
@@ -78,7 +81,7 @@ describe('real codex 0.169.0: agent activity and permission levels', () => {
     const [cwd, extra] = [await workDir(), await workDir()];
     const outside = path.join(path.dirname(cwd), `toolbridge-codex-outside-${process.pid}.txt`);
     codex.mock.queue(shell(`echo a > ${extra}/extra.txt; echo b > ${outside}; echo rc=$?`), done);
-    const { of } = await task(cwd, 'workspace-write', { additionalDirs: [extra] });
+    const { of } = await task(codex, cwd, 'workspace-write', { additionalDirs: [extra] });
     expect(readFileSync(path.join(extra, 'extra.txt'), 'utf8')).toBe('a\n');
     expect(existsSync(outside)).toBe(false);
     expect(of('command').at(-1)).toMatchObject({ status: 'completed', outputTail: expect.stringContaining('Read-only file system') });
@@ -87,7 +90,7 @@ describe('real codex 0.169.0: agent activity and permission levels', () => {
   it('read-only: the write fails, no file appears, and the (itemless) blocked command is reported as failed', async () => {
     const cwd = await workDir();
     codex.mock.queue(shell('echo hi > out.txt'), done);
-    const { of, result } = await task(cwd, 'read-only');
+    const { of, result } = await task(codex, cwd, 'read-only');
     expect(existsSync(path.join(cwd, 'out.txt'))).toBe(false);
     // Codex may start an item for the command and never finish it, or report none: either way the step ends failed.
     const steps = of('command');
@@ -104,7 +107,7 @@ describe('real codex 0.169.0: agent activity and permission levels', () => {
   it('read-only: a patch is rejected, reported as a failed file_change, and nothing is written', async () => {
     const cwd = await workDir();
     codex.mock.queue(patch, done);
-    const { of } = await task(cwd, 'read-only', { model: 'gpt-5.5' });
+    const { of } = await task(codex, cwd, 'read-only', { model: 'gpt-5.5' });
     expect(existsSync(path.join(cwd, 'patched.txt'))).toBe(false);
     expect(of('file_change')).toEqual([
       expect.objectContaining({
@@ -133,7 +136,7 @@ describe('real codex 0.169.0: agent activity and permission levels', () => {
       ],
     });
     codex.mock.queue(plan('in_progress'), plan('completed'), { kind: 'reply', text: 'Planned.', reasoning: ['**Thinking** it over'] });
-    const { of } = await task(cwd, 'read-only');
+    const { of } = await task(codex, cwd, 'read-only');
     const steps = of('plan');
     expect(steps.length).toBeGreaterThan(0);
     expect(new Set(steps.map((a) => a.id)).size).toBe(1);

@@ -48,7 +48,8 @@ beforeAll(async () => {
     MOCK_API_KEY: 'dummy',
     TMPDIR: process.env.TMPDIR ?? '/tmp',
   };
-  registry = createRegistry({ adapters: [createCodexAdapter()], env });
+  // The spawn path (`codex exec`); the warm transport has its own tests (real-codex-warm.test.ts).
+  registry = createRegistry({ adapters: [createCodexAdapter({ warm: false })], env });
   registry.config.replace({ codexModel: 'mock-model' });
 });
 

@@ -32,7 +32,7 @@ export async function* execTurn(
       command,
       args: buildExecArgs({
         sandbox: turn.permissions.sandbox,
-        sandboxOverrides: turn.permissions.overrides,
+        sandboxConfig: turn.permissions.config,
         model: turn.model,
         profile: turn.profile,
         ephemeral: o.ephemeral,

@@ -1,4 +1,4 @@
-import { InvalidRequestError, type ChatContext, type ToolRequest } from '@toolbridge/core';
+import { InvalidRequestError, type CallContext, type ToolRequest } from '@toolbridge/core';
 import { codexConfig, TOOL_ID } from './config.js';
 import { codexPermissions, type CodexPermissions } from './permissions.js';
 
@@ -22,7 +22,11 @@ function argValue(value: string, what: string): string {
   return value;
 }
 
-export function turnSettings(request: ToolRequest, ctx: ChatContext, codexHome: string): TurnSettings {
+export function turnSettings(
+  request: Pick<ToolRequest, 'model' | 'permissions' | 'resume'>,
+  ctx: Pick<CallContext, 'config'>,
+  codexHome: string,
+): TurnSettings {
   const settings = codexConfig.read(ctx.config);
   const permissions = codexPermissions(request, ctx);
   const model = request.model ?? settings.model;

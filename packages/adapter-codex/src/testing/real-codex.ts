@@ -5,6 +5,9 @@ import { createCodexAdapter } from '../adapter.js';
 import type { CodexAdapterOptions } from '../options.js';
 import { startMockResponsesServer, type MockResponsesServer } from './mock-responses-server.js';
 
+/** Both transports: every chat spawning `codex exec`, and the warm `codex app-server`. */
+export const TRANSPORTS = ['spawn', 'warm'] as const;
+
 export interface RealCodex {
   mock: MockResponsesServer;
   registry: ToolRegistry;
