@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
@@ -52,6 +53,8 @@ export class AppServer implements WarmMember {
   recycling = false;
   /** Taken out of service (the transport no longer hands it out). */
   retired = false;
+  /** The server's own processes once it is up (the shim and the native binary): anything more is a command. */
+  private baseline = new Set<number>();
 
   private constructor(private readonly proc: RunningProcess) {
     void this.read();
@@ -76,6 +79,7 @@ export class AppServer implements WarmMember {
         o.timeoutMs,
       );
       server.notify('initialized');
+      server.baseline = new Set(descendants(server.pid));
       return server;
     } catch (e) {
       await server.close();
@@ -88,7 +92,7 @@ export class AppServer implements WarmMember {
   }
 
   get alive(): boolean {
-    return !this.gone;
+    return !this.gone && !this.proc.exited;
   }
 
   private async read(): Promise<void> {
@@ -152,15 +156,26 @@ export class AppServer implements WarmMember {
         }, timeoutMs);
         timer.unref();
       }
-      this.proc.write(`${JSON.stringify({ id, method, params })}\n`).catch((e: Error) => {
+      this.proc.write(`${JSON.stringify({ id, method, params })}\n`).catch(() => {
+        // Its stdin is gone: the process is dying (killed, crashed), though its exit may not have been seen yet.
+        this.gone = true;
         this.pending.delete(id);
-        done(() => reject(e));
+        done(() => reject(new ProviderExecutionError(`Codex's app-server is not running`, { toolId: TOOL_ID, retryable: true })));
       });
     });
   }
 
   notify(method: string, params?: Json): void {
     void this.proc.write(`${JSON.stringify(params === undefined ? { method } : { method, params })}\n`).catch(() => undefined);
+  }
+
+  /**
+   * Whether processes run under the server beyond its own (commands of the agent, their sandbox
+   * helpers). Off Linux nothing can be seen, so the answer is yes: the caller then recycles.
+   */
+  hasStrayProcesses(): boolean {
+    if (process.platform !== 'linux' || this.pid === undefined) return true;
+    return descendants(this.pid).some((pid) => !this.baseline.has(pid));
   }
 
   /** Receive the notifications of one thread; the returned function stops it. */
@@ -191,4 +206,33 @@ export class AppServer implements WarmMember {
     if (!inTime) this.proc.kill();
     await exited;
   }
+}
+
+/** Live (not zombie) descendants of a process, from /proc; empty off Linux. */
+function descendants(root: number | undefined): number[] {
+  if (root === undefined || process.platform !== 'linux') return [];
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      // Fields after the command (which may hold spaces and parentheses): state, ppid, ...
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state === 'Z') continue;
+      const list = children.get(Number(ppid)) ?? [];
+      list.push(Number(name));
+      children.set(Number(ppid), list);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    for (const c of children.get(pid) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(root);
+  return out;
 }

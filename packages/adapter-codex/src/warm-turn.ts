@@ -139,7 +139,9 @@ export async function* warmTurn(
     if (!state.end && turnId && server.alive) {
       // A model that never answers hangs the turn for good: the deadline is ours to enforce.
       await server.request('turn/interrupt', { threadId, turnId }, CLEANUP_TIMEOUT_MS).catch(() => undefined);
-      if (state.running.size > 0) server.recycling = true;
+      // An interrupt does not stop a command the turn started, and app-server may not even have
+      // reported it yet (measured: a running `sleep` with no item/started): look for processes.
+      if (state.running.size > 0 || server.hasStrayProcesses()) server.recycling = true;
     }
     // The thread is on disk: a later turn of its session loads it again.
     if (server.alive) void server.request('thread/unsubscribe', { threadId }, CLEANUP_TIMEOUT_MS).catch(() => undefined);

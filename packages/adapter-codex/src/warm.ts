@@ -8,6 +8,9 @@ import type { CodexAdapterOptions } from './options.js';
 import type { TurnSettings } from './turn.js';
 import { warmTurn } from './warm-turn.js';
 
+/** How long a setup whose server would not start is answered by spawning before trying again. */
+const START_RETRY_MS = 60_000;
+
 /** What a warm server is started with. */
 interface ServerSpec {
   command: string;
@@ -39,6 +42,8 @@ export class CodexWarm {
   });
   /** Bumped to retire every server (one left a command running): new chats get a fresh one. */
   private generation = 0;
+  /** Setups whose server would not start (a Codex without app-server, a broken config), until when: they spawn meanwhile. */
+  private readonly failedStarts = new Map<string, number>();
   private idleMs = DEFAULT_WARM_IDLE_MS;
 
   constructor(private readonly o: CodexAdapterOptions) {}
@@ -78,8 +83,12 @@ export class CodexWarm {
     this.idleMs = warmIdleMs(ctx.config);
     for (let attempt = 0; ; attempt++) {
       const { key, fingerprint } = this.keyOf(ctx, turn.codexHome);
+      const setup = `${key}\u0000${fingerprint}`;
+      if ((this.failedStarts.get(setup) ?? 0) > Date.now()) return false;
       const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e) => {
         if (ctx.signal.aborted) throw e;
+        // Not again for a minute (or until the CLI or its config changes): every chat would pay for the failed start.
+        this.failedStarts.set(setup, Date.now() + START_RETRY_MS);
         return undefined;
       });
       if (!lease) return false;
@@ -91,7 +100,8 @@ export class CodexWarm {
           ephemeral: this.o.ephemeral,
           planTool: this.o.planTool ?? true,
         })) {
-          said = true;
+          // Codex's notices ("Model metadata … not found") come first on every turn; a retry may repeat them, nothing else.
+          if (event.type !== 'activity' || event.activity.kind !== 'other') said = true;
           yield event;
         }
         return true;
