@@ -125,7 +125,10 @@ export class CodexWarm {
     this.idleMs = warmIdleMs(ctx.config);
     if (this.spawnReason(ctx, turn)) return;
     const { key, fingerprint } = this.keyOf(ctx, turn.codexHome);
-    await this.pool.prewarm(key, fingerprint, this.idleMs);
+    await this.pool.prewarm(key, fingerprint, this.idleMs).catch((e) => {
+      this.failedStarts.set(`${key}\u0000${fingerprint}`, Date.now() + START_RETRY_MS);
+      throw e;
+    });
   }
 
   load(): WarmLoad | undefined {
