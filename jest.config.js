@@ -5,6 +5,8 @@ export default {
   testEnvironmentOptions: { customExportConditions: ['toolbridge-source', 'node', 'node-addons'] },
   roots: ['<rootDir>/packages', '<rootDir>/apps'],
   testMatch: ['**/src/**/*.test.ts'],
+  // @toolbridge/ai-sdk needs Node 22 (`ai` 7): scripts/jest.mjs runs it with packages/ai-sdk/jest.config.js.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/packages/ai-sdk/'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {

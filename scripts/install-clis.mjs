@@ -2,17 +2,17 @@
 // Installs the pinned real CLIs the integration tests drive into a cache
 // directory outside the repo (TOOLBRIDGE_CLI_CACHE, default ~/.cache/toolbridge/clis).
 // Idempotent: an installed pin is left alone. The pins are in packages/test-suite/real-clis.json.
+// Also the pinned Node 22 that runs @toolbridge/ai-sdk's tests, when this Node is older (node22.mjs).
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
+import { NODE22, cliCache, needsPinnedNode22 } from './node22.mjs';
 
 const pins = JSON.parse(readFileSync(new URL('../packages/test-suite/real-clis.json', import.meta.url), 'utf8'));
-const CLIS = Object.values(pins.clis);
+const CLIS = [...Object.values(pins.clis), ...(needsPinnedNode22() ? [NODE22] : [])];
 
-const cache =
-  process.env.TOOLBRIDGE_CLI_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'toolbridge', 'clis');
+const cache = cliCache();
 mkdirSync(cache, { recursive: true });
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

@@ -199,3 +199,18 @@ describe('images', () => {
     expect(blind.calls).toHaveLength(0);
   });
 });
+
+describe('images and named models', () => {
+  it('lets the adapter judge a named model even when the default model has no vision', async () => {
+    const tool = scriptedAdapter('runtime', { features: { images: true } });
+    const registry = await setup(tool);
+    await registry.discover(); // the default model: no vision
+    const request = {
+      model: 'a-vision-model',
+      messages: [{ role: 'user' as const, content: [{ type: 'image' as const, data: PNG, mediaType: 'image/png' as const }] }],
+    };
+    await registry.chat('runtime', request);
+    expect(tool.calls).toHaveLength(1);
+    await expect(registry.chat('runtime', { ...request, model: undefined })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+});

@@ -53,8 +53,9 @@ export function refusalOf(deps: ExecutionDeps, adapter: ToolAdapter, request: Va
   if (known && !known.available)
     return new ToolUnavailableError(known.reason ?? `${adapter.name} is not available`, { toolId: adapter.id });
   if (request.imageCount > 0) {
-    const vision = known ? known.capabilities.includes('vision') : adapter.features.images === true;
-    if (!vision || !adapter.features.images) {
+    // Discovery speaks for the default model; a model the request names is the adapter's to judge.
+    const vision = adapter.features.images === true && (request.model !== undefined || !known || known.capabilities.includes('vision'));
+    if (!vision) {
       return new InvalidRequestError(`${adapter.name} cannot take images${known?.defaultModel ? ` (model ${known.defaultModel})` : ''}`, {
         toolId: adapter.id,
         publicDetails: { reason: 'unsupported', feature: 'images' },

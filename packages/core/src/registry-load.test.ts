@@ -71,6 +71,7 @@ describe('registry concurrency limits', () => {
     const t = gatedTool('alpha');
     const registry = createRegistry({ adapters: [t.adapter], env: {}, concurrency: { maxConcurrent: 2, maxQueued: 1 } });
     const chats = [registry.chat('alpha', hello), registry.chat('alpha', hello), registry.chat('alpha', hello)];
+    await waitFor(() => t.counts.chats === 2 && registry.load('alpha').queued === 1, 5000, 'two chats running, one queued');
     await settleTicks();
     expect(t.counts.chats).toBe(2);
     expect(registry.load('alpha')).toEqual({ maxConcurrent: 2, maxQueued: 1, active: 2, queued: 1, transport: 'spawn' });
@@ -101,7 +102,7 @@ describe('registry concurrency limits', () => {
     const registry = createRegistry({ adapters: [t.adapter], env: {}, concurrency: { maxConcurrent: 1, maxQueued: 0 } });
     const it1 = registry.stream('alpha', hello)[Symbol.asyncIterator]();
     const firstEvent = it1.next();
-    await settleTicks();
+    await waitFor(() => t.counts.chats === 1, 5000, 'the stream to start');
     expect(registry.load('alpha').active).toBe(1);
     await expect(registry.chat('alpha', hello)).rejects.toThrow(/busy/);
     t.finishOne();
@@ -138,14 +139,14 @@ describe('registry concurrency limits', () => {
     const first = registry.chat('alpha', hello);
     const controller = new AbortController();
     const cancelled = registry.chat('alpha', hello, { signal: controller.signal }).catch((e: unknown) => e);
-    await settleTicks();
+    await waitFor(() => t.counts.chats === 1 && registry.load('alpha').queued === 1, 5000, 'one running, one queued');
     controller.abort();
     expect(await cancelled).toMatchObject({ code: 'aborted' });
     const third = registry.chat('alpha', hello); // would be refused if the cancelled one still held the queue place
-    await settleTicks();
+    await waitFor(() => registry.load('alpha').queued === 1, 5000, 'the third chat to queue');
     t.finishOne();
     await first;
-    await settleTicks();
+    await waitFor(() => t.counts.chats === 2, 5000, 'the third chat to start');
     t.finishOne();
     await expect(third).resolves.toMatchObject({ message: { content: 'ok' } });
     expect(t.counts.chats).toBe(2);
@@ -180,7 +181,7 @@ describe('registry health cache', () => {
     const registry = createRegistry({ adapters: [t.adapter], env: {}, healthTtlMs: 60_000 });
     await registry.health('alpha');
     const chat = registry.chat('alpha', hello);
-    await settleTicks();
+    await waitFor(() => t.counts.chats === 1, 5000, 'the chat to start');
     expect((await registry.health('alpha')).load.active).toBe(1);
     expect(t.counts.checkAuth).toBe(1);
     t.finishOne();

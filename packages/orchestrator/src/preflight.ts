@@ -53,7 +53,8 @@ export async function preflight(
     const why = tool ? tool.reason : `${adapter.name} could not be detected`;
     return { reason: 'unavailable', error: new ToolUnavailableError(why ?? `${adapter.name} is not available`, { toolId }) };
   }
-  if (request.imageCount > 0 && !(adapter.features.images && tool.capabilities.includes('vision'))) {
+  // Discovery speaks for the default model; a model the request names is the adapter's to judge.
+  if (request.imageCount > 0 && !(adapter.features.images && (request.model !== undefined || tool.capabilities.includes('vision')))) {
     return {
       reason: 'unsupported',
       error: new InvalidRequestError(`${adapter.name} cannot take images`, {

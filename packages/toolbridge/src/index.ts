@@ -49,7 +49,8 @@ export {
 } from '@toolbridge/core';
 
 // Shapes of requests, results and records
-export { LIMITS, PERMISSION_LEVELS } from '@toolbridge/core';
+export { LIMITS, modelId, parseModelId, PERMISSION_LEVELS, usageTotals } from '@toolbridge/core';
+export type { ModelRef, UsageTotals } from '@toolbridge/core';
 export type {
   Activity,
   AggregateHealth,

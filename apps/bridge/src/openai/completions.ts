@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChatResponse, Usage } from '@toolbridge/core';
+import { usageTotals, type ChatResponse, type Usage } from '@toolbridge/core';
 
 export interface OpenAIUsage {
   prompt_tokens: number;
@@ -10,28 +10,18 @@ export interface OpenAIUsage {
 }
 
 /**
- * Tools report usage in their own terms; OpenAI's counts are totals:
- * - `prompt_tokens` = `input_tokens` plus Anthropic-style `cache_read_input_tokens`
- *   and `cache_creation_input_tokens` (Anthropic counts those apart from
- *   `input_tokens`). `cached_input_tokens` (Codex/OpenAI style) is already part
- *   of `input_tokens`, so it is only reported as `prompt_tokens_details.cached_tokens`.
- * - `completion_tokens` = `output_tokens` (reasoning included, as in OpenAI);
- *   `reasoning_output_tokens` becomes `completion_tokens_details.reasoning_tokens`.
- * A tool that reports nothing yields zeros.
+ * OpenAI's counts are totals (core's usageTotals reads the tools' own keys): `prompt_tokens` is all
+ * input, cached included, with the cached part in `prompt_tokens_details`; `completion_tokens` is
+ * all output, reasoning included, with the reasoning part in `completion_tokens_details`. A tool
+ * that reports nothing yields zeros.
  */
 export function toOpenAIUsage(usage: Usage | undefined): OpenAIUsage {
-  const n = (key: string) => {
-    const v = usage?.[key];
-    return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0;
-  };
-  const cacheRead = n('cache_read_input_tokens');
-  const prompt = n('input_tokens') + cacheRead + n('cache_creation_input_tokens');
-  const completion = n('output_tokens');
+  const t = usageTotals(usage);
+  const prompt = t.input ?? 0;
+  const completion = t.output ?? 0;
   const out: OpenAIUsage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-  const cached = n('cached_input_tokens') + cacheRead;
-  if (cached > 0) out.prompt_tokens_details = { cached_tokens: cached };
-  const reasoning = n('reasoning_output_tokens');
-  if (reasoning > 0) out.completion_tokens_details = { reasoning_tokens: reasoning };
+  if (t.cacheRead) out.prompt_tokens_details = { cached_tokens: t.cacheRead };
+  if (t.reasoning) out.completion_tokens_details = { reasoning_tokens: t.reasoning };
   return out;
 }
 

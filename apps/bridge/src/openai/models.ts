@@ -1,27 +1,11 @@
-import type { Tool } from '@toolbridge/core';
+import { modelId, type Tool } from '@toolbridge/core';
 
-/**
- * OpenAI model ids map onto tools:
- * - `<toolId>` — the tool with its configured/default model (`codex`, `claude-code`, `ollama`);
- * - `<toolId>/<model>` — the tool with that model. Only the FIRST `/` separates
- *   them, so models that contain slashes keep them: `opencode/mock/mock-model`
- *   is OpenCode with model `mock/mock-model`; `ollama/qwen3:14b` is Ollama with `qwen3:14b`.
- */
-export interface ModelRef {
-  toolId: string;
-  model?: string;
-}
-
-export function parseModelId(id: string): ModelRef {
-  const slash = id.indexOf('/');
-  if (slash < 0) return { toolId: id };
-  const model = id.slice(slash + 1);
-  return model ? { toolId: id.slice(0, slash), model } : { toolId: id.slice(0, slash) };
-}
+// Model ids are `<toolId>` or `<toolId>/<model>`: core's parseModelId reads them.
+export { parseModelId, type ModelRef } from '@toolbridge/core';
 
 /** Every id a tool answers to in `GET /v1/models`: the tool itself, then one per model it lists. */
 export function modelIdsOf(tool: Pick<Tool, 'id' | 'models'>): string[] {
-  return [tool.id, ...tool.models.map((m) => `${tool.id}/${m}`)];
+  return [tool.id, ...tool.models.map((m) => modelId(tool.id, m))];
 }
 
 /**

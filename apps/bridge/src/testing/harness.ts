@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { ToolAdapter } from '@toolbridge/core';
 import { createToolbridge, type Toolbridge, type ToolbridgeOptions } from 'toolbridge';
 import type { RequestLogEntry } from '../logger.js';
@@ -17,11 +20,23 @@ export async function startTestBridge(
   options: Omit<BridgeOptions, 'toolbridge' | 'logger'> & { env?: NodeJS.ProcessEnv; toolbridgeOptions?: ToolbridgeOptions } = {},
 ): Promise<TestBridge> {
   const { env, toolbridgeOptions, ...bridgeOptions } = options;
-  const toolbridge = createToolbridge({ adapters, env: env ?? { PATH: process.env.PATH }, ...toolbridgeOptions });
+  // Each bridge keeps its sessions apart: jest's private HOME is shared by every test file of a
+  // run, and a test that lists sessions must see only its own.
+  const sessionsDir = toolbridgeOptions?.sessions?.dir ? undefined : mkdtempSync(path.join(tmpdir(), 'toolbridge-sessions-'));
+  const toolbridge = createToolbridge({
+    adapters,
+    env: env ?? { PATH: process.env.PATH },
+    ...toolbridgeOptions,
+    ...(sessionsDir ? { sessions: { ...toolbridgeOptions?.sessions, dir: sessionsDir } } : {}),
+  });
   const logs: RequestLogEntry[] = [];
   const running = await startServer({ port: 0, ...bridgeOptions, toolbridge, logger: (e) => logs.push(e) });
   return {
     ...running,
+    async close() {
+      await running.close();
+      if (sessionsDir) rmSync(sessionsDir, { recursive: true, force: true });
+    },
     toolbridge,
     logs,
     request(path, init = {}) {
