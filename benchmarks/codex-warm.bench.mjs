@@ -1,13 +1,17 @@
 // Codex warm vs cold (issue 16): the real, pinned `codex` against the adapter's mock Responses API
 // (it answers at once), set up as a user would (a custom provider in a throwaway CODEX_HOME).
 //  1. a cold `codex exec` spawned directly, as a caller without Toolbridge would;
-//  2. the same chat through the bridge (`toolbridge serve`, HTTP), answered by its warm
-//     `codex app-server` (a new thread per chat): median, ratio, first streamed delta;
-//  3. the warm server's memory, and what idle shutdown gives back (nothing left running).
+//  2. the same chat through the library in-process (`chatWith('codex', …)`), answered by its warm
+//     `codex app-server` (a new thread per chat);
+//  3. the same through the bridge (`toolbridge serve`, HTTP): median, ratio, first streamed delta;
+//  4. the warm server's memory, and what idle shutdown gives back (read from /proc, not from the
+//     adapter's own count), with nothing left running.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { createToolbridge } from '../packages/toolbridge/dist/index.js';
 import { startMockResponsesServer } from '../packages/adapter-codex/src/testing/mock-responses-server.ts';
 import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '../packages/test-suite/src/index.ts';
 
@@ -69,6 +73,40 @@ async function firstDelta(url) {
   return at;
 }
 
+/** Resident memory of these processes, from /proc (a process gone meanwhile counts 0). */
+function rssOf(pids) {
+  let kib = 0;
+  for (const pid of pids) {
+    try {
+      kib += Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // exited
+    }
+  }
+  return kib * 1024;
+}
+
+/** Warm chats through the library in-process: the median, after two that start the server and warm it. */
+async function library(env) {
+  const toolbridge = createToolbridge({ env });
+  const ask = { messages: [{ role: 'user', content: 'Say hello' }] };
+  try {
+    for (let i = 0; i < 2; i++) {
+      const r = await toolbridge.chatWith('codex', ask);
+      if (r.metadata?.transport !== 'warm') throw new Error(`expected the warm transport, got ${r.metadata?.transport}`);
+    }
+    const times = [];
+    for (let i = 0; i < RUNS; i++) {
+      const started = performance.now();
+      await toolbridge.chatWith('codex', ask);
+      times.push(performance.now() - started);
+    }
+    return median(times);
+  } finally {
+    await toolbridge.close();
+  }
+}
+
 const warmLoad = async (url) => (await (await fetch(`${url}/health/codex?refresh=true`)).json()).load;
 
 export default async function () {
@@ -84,11 +122,14 @@ export default async function () {
     TMPDIR: process.env.TMPDIR ?? '/tmp',
     TOOLBRIDGE_LOG: 'off',
   };
+  // The bridge itself has this environment too; everything else under it is Codex.
+  const codexPids = (bridgePid) => processesWithEnv(`CODEX_HOME=${codexHome}`).filter((pid) => pid !== bridgePid);
   const bridge = await startBridge(env);
   try {
     await direct(env, home.dir); // warm-up: the page cache, not a process
     const cold = [];
     for (let i = 0; i < RUNS; i++) cold.push(await direct(env, home.dir));
+    const lib = await library(env);
 
     const first = await chat(bridge.url);
     if (first.transport !== 'warm') throw new Error(`expected the warm transport, got ${first.transport}`);
@@ -102,24 +143,36 @@ export default async function () {
     // Idle shutdown: a short idle time, one chat, then wait it out.
     await fetch(`${bridge.url}/config`, { method: 'PUT', headers: json, body: JSON.stringify({ warmIdleMs: 1000 }) });
     await chat(bridge.url);
-    const before = (await warmLoad(bridge.url)).warm;
+    const before = rssOf(codexPids(bridge.pid));
     await waitFor(async () => (await warmLoad(bridge.url)).warm.processes === 0, 15_000, 'idle shutdown');
-    const after = (await warmLoad(bridge.url)).warm;
-    // The bridge itself has this environment too; everything else under it is Codex.
-    const codexLeft = () => processesWithEnv(`CODEX_HOME=${codexHome}`).filter((pid) => pid !== bridge.pid);
-    await waitFor(() => codexLeft().length === 0, 10_000, 'the warm processes to exit');
-    const left = codexLeft().length;
+    await waitFor(() => codexPids(bridge.pid).length === 0, 10_000, 'the warm processes to exit');
+    const left = codexPids(bridge.pid).length;
+    const after = rssOf(codexPids(bridge.pid));
 
     const ratio = median(warm) / median(cold);
     return [
       { name: 'Codex: cold `codex exec` spawned directly (median of 7)', value: median(cold), unit: 'ms', digits: 0 },
+      { name: 'Codex: chat through the library in-process, warm app-server (median of 7)', value: lib, unit: 'ms', digits: 0 },
+      {
+        name: 'Codex: warm library chat / direct cold spawn',
+        value: lib / median(cold),
+        unit: '×',
+        digits: 2,
+        target: 0.35,
+        better: 'lower',
+      },
       { name: 'Codex: chat through the bridge, warm app-server (median of 7)', value: median(warm), unit: 'ms', digits: 0 },
-      { name: 'Codex: warm chat / direct cold spawn', value: ratio, unit: '×', digits: 2, target: 0.35, better: 'lower' },
+      { name: 'Codex: warm bridge chat / direct cold spawn', value: ratio, unit: '×', digits: 2, target: 0.35, better: 'lower' },
       { name: 'Codex: first streamed delta through the bridge, warm (median of 5)', value: median(deltas), unit: 'ms', digits: 0 },
       // `serve` starts app-server in the background as it starts (prewarm): the first chat finds it up or starting.
       { name: 'Codex: first chat after `serve` started (warm-up began at start)', value: first.ms, unit: 'ms', digits: 0 },
       { name: 'Codex: warm app-server RSS (shim + binary)', value: busy.warm.rssBytes / MiB, unit: 'MiB', digits: 0 },
-      { name: 'Codex: memory given back by idle shutdown', value: (before.rssBytes - after.rssBytes) / MiB, unit: 'MiB', digits: 0 },
+      {
+        name: 'Codex: memory given back by idle shutdown (RSS of Codex processes, /proc)',
+        value: (before - after) / MiB,
+        unit: 'MiB',
+        digits: 0,
+      },
       { name: 'Codex: processes left after idle shutdown', value: left, unit: '', digits: 0, target: 0, better: 'lower' },
     ];
   } finally {

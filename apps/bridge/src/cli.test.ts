@@ -125,7 +125,8 @@ describe('toolbridge command', () => {
     const running = await c.listening;
     const health = (await (await fetch(`${running.url}/health`)).json()) as { tools: Array<{ toolId: string; load: unknown }> };
     const load = Object.fromEntries(health.tools.map((t) => [t.toolId, t.load]));
-    expect(load.codex).toEqual({ maxConcurrent: 2, maxQueued: 0, active: 0, queued: 0, transport: 'spawn' });
+    // Codex's transport (warm, or spawn once its app-server would not start) is Codex's own tests' business.
+    expect(load.codex).toMatchObject({ maxConcurrent: 2, maxQueued: 0, active: 0, queued: 0 });
     expect(load['claude-code']).toEqual({ maxConcurrent: 2, maxQueued: 0, active: 0, queued: 0, transport: 'spawn' });
     expect(load.ollama).toEqual({ maxConcurrent: 5, maxQueued: 0, active: 0, queued: 0, transport: 'http' });
     c.stop();

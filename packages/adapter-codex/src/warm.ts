@@ -10,6 +10,8 @@ import { warmTurn } from './warm-turn.js';
 
 /** How long a setup whose server would not start is answered by spawning before trying again. */
 const START_RETRY_MS = 60_000;
+/** Bound on a server's start-up (spawn, then the `initialize` handshake). */
+const START_TIMEOUT_MS = 10_000;
 
 /** What a warm server is started with. */
 interface ServerSpec {
@@ -38,12 +40,16 @@ export class CodexWarm {
     mode: 'shared',
     // One per setup in practice; one more lets a restarted server start while the stale one finishes its chats.
     maxMembers: 2,
-    start: (key) => AppServer.start({ ...this.specs.get(key)!, timeoutMs: 30_000 }),
+    // Measured: spawn to `initialize` answered 201 ms. A server that is not up in 10 s (a `codex` whose
+    // `app-server` never answers) must not eat the chat's deadline: the chat spawns `codex exec` instead.
+    start: (key) => AppServer.start({ ...this.specs.get(key)!, timeoutMs: START_TIMEOUT_MS }),
   });
   /** Bumped to retire every server (one left a command running): new chats get a fresh one. */
   private generation = 0;
   /** Setups whose server would not start (a Codex without app-server, a broken config), until when: they spawn meanwhile. */
   private readonly failedStarts = new Map<string, number>();
+  /** The setup of the latest chat or warm-up, for `load()`. */
+  private lastSetup?: string;
   private idleMs = DEFAULT_WARM_IDLE_MS;
 
   constructor(private readonly o: CodexAdapterOptions) {}
@@ -60,7 +66,7 @@ export class CodexWarm {
     return undefined;
   }
 
-  private keyOf(ctx: CallContext, codexHome: string): { key: string; fingerprint: string } {
+  private keyOf(ctx: CallContext, codexHome: string): { key: string; fingerprint: string; setup: string } {
     const command = this.o.command ?? 'codex';
     // The environment is part of what the server is (HOME, keys): hashed, never kept as text in the key.
     const envHash = createHash('sha256')
@@ -71,7 +77,9 @@ export class CodexWarm {
     const args = [...(this.o.shellSnapshot ? [] : ['-c', 'features.shell_snapshot=false']), ...configArgs(this.o.extraArgs ?? [])!];
     this.specs.set(key, { command, args, env: ctx.env });
     const files = [whichOnPath(command, ctx.env), path.join(codexHome, 'config.toml'), path.join(codexHome, 'auth.json')];
-    return { key, fingerprint: `${warmFingerprint({ args }, files)}#${this.generation}` };
+    const fingerprint = `${warmFingerprint({ args }, files)}#${this.generation}`;
+    this.lastSetup = `${key}\u0000${fingerprint}`;
+    return { key, fingerprint, setup: this.lastSetup };
   }
 
   /**
@@ -82,8 +90,7 @@ export class CodexWarm {
   async *stream(request: ToolRequest, ctx: ChatContext, turn: TurnSettings): AsyncGenerator<StreamEvent, boolean> {
     this.idleMs = warmIdleMs(ctx.config);
     for (let attempt = 0; ; attempt++) {
-      const { key, fingerprint } = this.keyOf(ctx, turn.codexHome);
-      const setup = `${key}\u0000${fingerprint}`;
+      const { key, fingerprint, setup } = this.keyOf(ctx, turn.codexHome);
       if ((this.failedStarts.get(setup) ?? 0) > Date.now()) return false;
       const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e) => {
         if (ctx.signal.aborted) throw e;
@@ -124,16 +131,19 @@ export class CodexWarm {
   async prewarm(ctx: CallContext, turn: TurnSettings): Promise<void> {
     this.idleMs = warmIdleMs(ctx.config);
     if (this.spawnReason(ctx, turn)) return;
-    const { key, fingerprint } = this.keyOf(ctx, turn.codexHome);
+    const { key, fingerprint, setup } = this.keyOf(ctx, turn.codexHome);
     await this.pool.prewarm(key, fingerprint, this.idleMs).catch((e) => {
-      this.failedStarts.set(`${key}\u0000${fingerprint}`, Date.now() + START_RETRY_MS);
+      this.failedStarts.set(setup, Date.now() + START_RETRY_MS);
       throw e;
     });
   }
 
+  /** Undefined (health says `spawn`) when warm mode is off, or nothing runs and the latest setup's server would not start. */
   load(): WarmLoad | undefined {
     if (this.o.warm === false) return undefined;
-    return { ...this.pool.load(), idleTimeoutMs: this.idleMs };
+    const load = { ...this.pool.load(), idleTimeoutMs: this.idleMs };
+    const failed = this.lastSetup !== undefined && (this.failedStarts.get(this.lastSetup) ?? 0) > Date.now();
+    return failed && load.processes === 0 ? undefined : load;
   }
 
   close(): Promise<void> {
