@@ -93,7 +93,7 @@ async function library(env) {
   try {
     for (let i = 0; i < 2; i++) {
       const r = await toolbridge.chatWith('codex', ask);
-      if (r.metadata?.transport !== 'warm') throw new Error(`expected the warm transport, got ${r.metadata?.transport}`);
+      if (r.result.metadata?.transport !== 'warm') throw new Error(`expected the warm transport, got ${r.result.metadata?.transport}`);
     }
     const times = [];
     for (let i = 0; i < RUNS; i++) {
@@ -173,7 +173,7 @@ export default async function () {
         unit: 'MiB',
         digits: 0,
       },
-      { name: 'Codex: processes left after idle shutdown', value: left, unit: '', digits: 0, target: 0, better: 'lower' },
+      { name: 'Codex: processes left after idle shutdown', value: left, unit: 'processes', digits: 0, target: 0, better: 'lower' },
     ];
   } finally {
     await bridge.stop();

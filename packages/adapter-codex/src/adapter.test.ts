@@ -189,6 +189,17 @@ describe('chat against a fake codex replaying the real output', () => {
   });
 });
 
+describe('a codex whose app-server would not start', () => {
+  it('answers every chat by spawning codex exec, and its load says spawn from then on', async () => {
+    // The fake refuses `app-server` at once (exit 2), as a Codex without it does.
+    const { adapter, ctx } = await setup({ exec: REPLAYS.ok });
+    expect(adapter.warmLoad?.()).toMatchObject({ processes: 0 });
+    for (let i = 0; i < 2; i++) expect((await adapterChat(adapter, hello, ctx())).metadata.transport).toBe('spawn');
+    // Undefined load: health reports the transport as `spawn`, which is what chats get for the next minute.
+    expect(adapter.warmLoad?.()).toBeUndefined();
+  });
+});
+
 describe('no process outlives a run', () => {
   it('kills helpers codex left running in a session of their own', async () => {
     const pidFile = (await scratch())('straggler.pids');
