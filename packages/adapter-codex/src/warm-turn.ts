@@ -37,6 +37,15 @@ function threadParams(request: ToolRequest, ctx: ChatContext, turn: TurnSettings
   };
 }
 
+const idOfTurn = (started: Json) => String((started.turn as Json | undefined)?.id);
+
+/** The value, or undefined when it fails or takes longer than the clean-up may. */
+function withinCleanup<T>(work: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), CLEANUP_TIMEOUT_MS)));
+  return Promise.race([work.catch(() => undefined), late]).finally(() => clearTimeout(timer));
+}
+
 function failureOfRpc(e: unknown): Error {
   // "no rollout found for thread id …": classified like exec's message.
   return e instanceof RpcError ? classifyFailure(`${e.method}: ${e.message}`) : (e as Error);
@@ -85,15 +94,17 @@ export async function* warmTurn(
   const parser = new CodexEventParser();
   parser.threadId = threadId;
   let turnId: string | undefined;
+  let turnStart: Promise<Json> | undefined;
   try {
     const { prompt, schema, structured } = turnPrompt(request);
     const images = imagesOf(request.messages).map((i) => ({ type: 'image', url: `data:${i.mediaType};base64,${i.data}` }));
-    const started = await call('turn/start', {
-      threadId,
-      input: [{ type: 'text', text: prompt, text_elements: [] }, ...images],
-      ...(schema ? { outputSchema: schema } : {}),
-    });
-    turnId = String((started.turn as Json | undefined)?.id);
+    turnStart = server.request(
+      'turn/start',
+      { threadId, input: [{ type: 'text', text: prompt, text_elements: [] }, ...images], ...(schema ? { outputSchema: schema } : {}) },
+      RPC_TIMEOUT_MS,
+    );
+    const started = await raceAbort(turnStart, ctx.signal).catch((e) => Promise.reject(failureOfRpc(e)));
+    turnId = idOfTurn(started);
     state.turnId = turnId;
     while (!state.end) {
       const n = queue.shift();
@@ -136,6 +147,14 @@ export async function* warmTurn(
     offThread();
     offExit();
     ctx.signal.removeEventListener('abort', poke);
+    // Ended while `turn/start` was unanswered (a loaded host reads the answer late; the turn may be
+    // running, its command too): wait briefly for the turn's id, so the turn is interrupted all the same.
+    if (!turnId && turnStart && server.alive) {
+      const id = await withinCleanup(turnStart.then(idOfTurn, () => null));
+      // Still unanswered: a turn that may run and cannot be interrupted, so its server goes.
+      if (id === undefined) server.recycling = true;
+      else if (id !== null) turnId = id;
+    }
     if (!state.end && turnId && server.alive) {
       // A model that never answers hangs the turn for good: the deadline is ours to enforce.
       await server.request('turn/interrupt', { threadId, turnId }, CLEANUP_TIMEOUT_MS).catch(() => undefined);
