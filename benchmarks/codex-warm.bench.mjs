@@ -7,15 +7,13 @@
 //  4. the warm server's memory, and what idle shutdown gives back (read from /proc, not from the
 //     adapter's own count), with nothing left running.
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { createToolbridge } from '../packages/toolbridge/dist/index.js';
 import { startMockResponsesServer } from '../packages/adapter-codex/src/testing/mock-responses-server.ts';
 import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '../packages/test-suite/src/index.ts';
+import { startBridge } from './bridge-process.mjs';
 
-const CLI = fileURLToPath(new URL('../apps/bridge/dist/cli.js', import.meta.url));
 const RUNS = 7;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const MiB = 2 ** 20;
@@ -33,18 +31,6 @@ function direct(env, cwd) {
     );
     child.stdin.end('Say hello');
   });
-}
-
-async function startBridge(env) {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-  const line = await new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', () => reject(new Error('the bridge exited before printing its URL')));
-  });
-  const url = /^listening on (\S+)$/.exec(line)?.[1];
-  if (!url) throw new Error(`unexpected first line: ${line}`);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  return { url, pid: child.pid, stop: () => (child.kill('SIGTERM'), exited) };
 }
 
 const json = { 'content-type': 'application/json' };
