@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { makeFakeMachine } from '../packages/toolbridge/src/testing/fake-machine.ts';
-import { startBridge } from './bridge-process.mjs';
+import { startBridge } from './lib/bridge-process.mjs';
 
 const PROMPT = 'Say hello';
 

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createToolbridge } from '../packages/toolbridge/dist/index.js';
 import { startMockResponsesServer } from '../packages/adapter-codex/src/testing/mock-responses-server.ts';
 import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '../packages/test-suite/src/index.ts';
-import { startBridge } from './bridge-process.mjs';
+import { startBridge } from './lib/bridge-process.mjs';
 
 const RUNS = 7;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -37,6 +37,8 @@ describe('node apps/bridge/dist/cli.js', () => {
         ['codex', 'healthy'],
         ['claude-code', 'healthy'],
         ['opencode', 'healthy'],
+        ['gemini', 'healthy'],
+        ['copilot', 'healthy'],
         ['ollama', 'healthy'],
       ]);
       const chat = await fetch(`${url}/chat/codex`, {

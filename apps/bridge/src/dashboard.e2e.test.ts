@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Page, Request } from 'playwright-core';
 import { makeFakeMachine, type FakeMachine } from 'toolbridge/testing';
 import { waitFor, waitForPidsGone } from '@toolbridge/test-suite';
@@ -17,7 +16,6 @@ import { launchChromium, type Chromium } from './testing/chromium.js';
  */
 
 const TOKEN = 'tb_e2e_dashboard_token_0123';
-const SCREENSHOT = fileURLToPath(new URL('../../../docs/dashboard.png', import.meta.url));
 const MIN = 60_000;
 
 /** A Codex session log with a token_count event carrying rate limits, resetting in the future (so the test never goes stale). */
@@ -55,7 +53,7 @@ describe('dashboard in Chromium', () => {
   const apiGet = (p: string) => fetch(bridge.url + p, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.json());
 
   beforeAll(async () => {
-    machine = await makeFakeMachine({ bins: ['codex', 'claude'] });
+    machine = await makeFakeMachine({ bins: ['codex', 'claude', 'gemini'] });
     await machine.setMode('claude', 'logged_out');
     await seedCodexUsage(machine.env.CODEX_HOME!, Date.now());
     const toolbridge = createToolbridge({ env: machine.env, config: { ollamaModel: 'llama3.2:1b' }, discoveryTtlMs: 0 });
@@ -76,7 +74,7 @@ describe('dashboard in Chromium', () => {
     await machine?.cleanup();
   });
 
-  it('asks for the token, keeps it in session storage only, then shows the four tools in their states', async () => {
+  it('asks for the token, keeps it in session storage only, then shows the six tools in their states', async () => {
     await page.goto(bridge.url + '/');
     await expect(page.getByRole('heading', { name: 'This bridge needs its token' }).isVisible()).resolves.toBe(true);
     await expect(page.locator('#token-message').textContent()).resolves.toContain('started with a token');
@@ -97,6 +95,14 @@ describe('dashboard in Chromium', () => {
     await expect(opencode.locator('.badge').innerText()).resolves.toBe('Not installed');
     await expect(opencode.locator('.reason').innerText()).resolves.toMatch(/not installed/i);
     await expect(opencode.locator('pre.command').innerText()).resolves.toBe('npm i -g opencode-ai');
+
+    await card('Gemini CLI').getByText('Ready', { exact: true }).waitFor();
+    const gemini = (await card('Gemini CLI').innerText()).replace(/\s+/g, ' ');
+    expect(gemini).toContain('Logged in');
+    expect(gemini).toMatch(/Version \S*0\.61\.0/);
+    const copilot = card('Copilot CLI');
+    await expect(copilot.locator('.badge').innerText()).resolves.toBe('Not installed');
+    await expect(copilot.locator('pre.command').innerText()).resolves.toBe('npm i -g @github/copilot');
 
     const ollama = (await card('Ollama').innerText()).replace(/\s+/g, ' ');
     expect(ollama).toContain('No login needed');
@@ -134,7 +140,8 @@ describe('dashboard in Chromium', () => {
     expect(result).toMatch(/Latency \d+(\.\d)? (ms|s)/);
     expect(result).toMatch(/Token usage .*input \d+/);
     const chat = requests.find((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/chat/ollama')!;
-    expect(chat.postDataJSON()).toEqual({ messages: [{ role: 'user', content: 'Say hello' }], stream: true });
+    // The permission level is always sent as shown (read-only unless the user picks another).
+    expect(chat.postDataJSON()).toEqual({ messages: [{ role: 'user', content: 'Say hello' }], stream: true, permissions: 'read-only' });
   });
 
   it('Stop aborts a running chat and the bridge ends the tool process', async () => {
@@ -159,7 +166,8 @@ describe('dashboard in Chromium', () => {
     await expect(page.getByLabel('Tool', { exact: true }).isHidden()).resolves.toBe(true);
     const list = page.locator('#fallback-list');
     await list.getByRole('checkbox', { name: 'Codex' }).uncheck();
-    // Move Ollama above OpenCode (unticked, not installed): the order sent must follow the list.
+    await list.getByRole('checkbox', { name: 'Gemini CLI' }).uncheck();
+    // Move Ollama above Copilot CLI (unticked, not installed): the order sent must follow the list.
     await list.getByRole('button', { name: 'Move Ollama up' }).click();
     // The list was re-rendered; the keyboard user's focus stays on the same button.
     expect(await page.evaluate<string | null>("document.activeElement.getAttribute('aria-label')")).toBe('Move Ollama up');
@@ -250,15 +258,11 @@ describe('dashboard in Chromium', () => {
       .waitFor();
   });
 
-  it('loaded nothing from any other origin, broke no CSP rule, and leaves a screenshot for the README', async () => {
+  it('loaded nothing from any other origin and broke no CSP rule', async () => {
     const origin = new URL(bridge.url).origin;
     expect(requests.map((r) => r.url()).filter((u) => new URL(u).origin !== origin)).toEqual([]);
     expect(pageErrors).toEqual([]);
     // The 400 of the invalid config and the 401 of the wrong token are logged by Chromium; nothing else may be.
     expect(consoleErrors.filter((m) => !/Failed to load resource: the server responded with a status of (400|401)/.test(m))).toEqual([]);
-
-    await page.evaluate('window.scrollTo(0, 0)');
-    await mkdir(path.dirname(SCREENSHOT), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { waitFor } from '@toolbridge/test-suite';
 import { memoryAdapter } from './testing/adapters.js';
 import { rawRequest, startTestBridge, type TestBridge } from './testing/harness.js';
 
@@ -108,13 +109,18 @@ describe('fast reads', () => {
   });
 
   it('while shutting down, these routes answer 503 like every other', async () => {
-    const bridge = await startTestBridge([memoryAdapter('alpha', { delayMs: 300 })]);
-    const inFlight = bridge.request('/chat/alpha', { method: 'POST', json: { messages: [{ role: 'user', content: 'hi' }] } });
-    await new Promise((r) => setTimeout(r, 50));
+    const alpha = memoryAdapter('alpha', { delayMs: 300 });
+    const bridge = await startTestBridge([alpha]);
+    // Caught at once: on a loaded machine the close below can reset it before anyone awaits it.
+    const inFlight = bridge
+      .request('/chat/alpha', { method: 'POST', json: { messages: [{ role: 'user', content: 'hi' }] } })
+      .catch(() => undefined);
+    // Shut down while the chat is running (waiting for that state, not a fixed time).
+    await waitFor(() => alpha.calls.length === 1, 10_000);
     const closing = bridge.close();
     const during = await rawRequest(bridge.url, { path: '/health' }).catch(() => undefined);
     if (during) expect([during.status, codeOf(during)]).toEqual([503, 'tool_unavailable']);
-    await inFlight.catch(() => undefined);
+    await inFlight;
     await closing;
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { makeFakeMachine, type FakeCli, type FakeMachine } from 'toolbridge/testing';
+import { FAKE_CLIS, makeFakeMachine, type FakeCli, type FakeMachine } from 'toolbridge/testing';
 import { waitFor, waitForPidsGone } from '@toolbridge/test-suite';
 import { createToolbridge } from 'toolbridge';
 import { parseSse } from './testing/harness.js';
@@ -12,8 +12,8 @@ import { startServer, type RunningBridge } from './server.js';
  * number of tool processes never exceeds the limits, none is left after, and
  * the bridge is healthy after.
  */
-const TOOLS = ['codex', 'claude-code', 'opencode', 'ollama'] as const;
-const BINS: FakeCli[] = ['codex', 'claude', 'opencode'];
+const TOOLS = ['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'ollama'] as const;
+const BINS: readonly FakeCli[] = FAKE_CLIS;
 const LIMIT = { maxConcurrent: 2, maxQueued: 4 };
 const TOTAL = 200;
 const CLIENTS = 50;
@@ -26,7 +26,13 @@ describe('bridge under load', () => {
 
   beforeAll(async () => {
     machine = await makeFakeMachine();
-    const toolbridge = createToolbridge({ env: machine.env, config: { ollamaModel: 'llama3.2:1b' }, concurrency: LIMIT });
+    // Discovery outlives the run (~20 s with six tools on two cores): a probe during it could only be a per-chat probe.
+    const toolbridge = createToolbridge({
+      env: machine.env,
+      config: { ollamaModel: 'llama3.2:1b' },
+      concurrency: LIMIT,
+      discoveryTtlMs: 120_000,
+    });
     bridge = await startServer({ port: 0, toolbridge, logger: false });
   });
   afterAll(async () => {
@@ -37,7 +43,7 @@ describe('bridge under load', () => {
   const post = (path: string, body: unknown) =>
     fetch(bridge.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-  /** Chat number `i`: one tool (plain or streamed) or a fallback pair, spread over the four tools. */
+  /** Chat number `i`: one tool (plain or streamed) or a fallback pair, spread over the six tools. */
   async function chat(i: number): Promise<Outcome> {
     const tool = TOOLS[i % TOOLS.length]!;
     const messages = [{ role: 'user', content: `request ${i}` }];
@@ -99,7 +105,7 @@ describe('bridge under load', () => {
     expect(answered).toBeGreaterThan(TOTAL / 4);
     expect(refused).toBeGreaterThan(0); // the limits were reached, so this run tested them
 
-    // Three CLI tools, each allowed two processes at once (a fake tool is one process).
+    // Five CLI tools, each allowed two processes at once (a fake tool is one process).
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThanOrEqual(BINS.length * LIMIT.maxConcurrent);
 
@@ -112,7 +118,7 @@ describe('bridge under load', () => {
       // No per-chat probes: chats reuse the discovery and login state the bridge already has.
       expect(runs.filter((r) => r.argv[0] === '--version').length).toBeLessThanOrEqual(2);
       expect(runs.filter((r) => r.argv[0] === 'login' || r.argv[0] === 'auth').length).toBe(0);
-      const chats = runs.filter((r) => ['exec', '-p', 'run'].includes(r.argv[0]!)).length;
+      const chats = runs.filter((r) => ['exec', '-p', 'run', '--output-format', '--output-format=json'].includes(r.argv[0]!)).length;
       expect(chats).toBeGreaterThan(0);
       toolRuns += chats;
     }

@@ -2,14 +2,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { waitFor, waitForPidsGone } from '@toolbridge/test-suite';
 import { createToolbridge } from 'toolbridge';
 import { readSse, type TestBridge } from './testing/harness.js';
-import { makeFakeMachine, type FakeMachine } from 'toolbridge/testing';
+import { FAKE_CLIS, makeFakeMachine, type FakeMachine } from 'toolbridge/testing';
 import { startServer } from './server.js';
 import type { RequestLogEntry } from './logger.js';
 
 /**
- * The bridge over the four real adapters: fake `codex`, `claude` and
- * `opencode` executables on PATH replaying the real tools' recorded output,
- * and an in-test Ollama server.
+ * The bridge over the six real adapters: fake `codex`, `claude`, `opencode`,
+ * `gemini` and `copilot` executables on PATH replaying the real tools'
+ * recorded output, and an in-test Ollama server.
  */
 const hello = { messages: [{ role: 'user', content: 'Say hello' }] };
 
@@ -38,14 +38,14 @@ describe('bridge over the real adapters', () => {
     };
   });
   afterEach(async () => {
-    for (const bin of ['codex', 'claude', 'opencode'] as const) await machine.setMode(bin, 'ok');
+    for (const bin of FAKE_CLIS) await machine.setMode(bin, 'ok');
   });
   afterAll(async () => {
     await bridge.close();
     await machine.cleanup();
   });
 
-  it('GET /discover finds all four tools with their versions', async () => {
+  it('GET /discover finds all six tools with their versions', async () => {
     const res = await bridge.request('/discover');
     expect(res.status).toBe(200);
     const { tools } = (await res.json()) as { tools: Array<{ id: string; available: boolean; version?: string; type: string }> };
@@ -53,6 +53,8 @@ describe('bridge over the real adapters', () => {
       ['codex', 'agent', true],
       ['claude-code', 'agent', true],
       ['opencode', 'agent', true],
+      ['gemini', 'agent', true],
+      ['copilot', 'agent', true],
       ['ollama', 'runtime', true],
     ]);
     expect(tools.find((t) => t.id === 'codex')!.version).toContain('0.169.0');
@@ -113,6 +115,56 @@ describe('bridge over the real adapters', () => {
     const failed = await bridge.request('/chat/opencode', { method: 'POST', json: hello });
     expect(failed.status).toBe(429);
     expect(await failed.json()).toMatchObject({ error: { code: 'rate_limited', toolId: 'opencode', retryable: true } });
+  });
+
+  it('Gemini CLI and Copilot CLI: /v1/models lists them, they chat natively and over /v1, a recorded 429 is rate_limited', async () => {
+    const models = (await (await bridge.request('/v1/models')).json()) as { data: Array<{ id: string; owned_by: string }> };
+    const ids = models.data.map((m) => m.id);
+    expect(ids).toEqual(expect.arrayContaining(['gemini', 'gemini/auto', 'copilot']));
+    expect(models.data.filter((m) => m.owned_by === 'gemini').map((m) => m.id)).toEqual([
+      'gemini',
+      'gemini/auto',
+      'gemini/pro',
+      'gemini/flash',
+      'gemini/flash-lite',
+    ]);
+    for (const toolId of ['gemini', 'copilot']) {
+      const res = await bridge.request(`/chat/${toolId}`, { method: 'POST', json: hello });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { result: { usage: Record<string, number>; metadata: Record<string, unknown> } };
+      expect(body).toMatchObject({
+        toolId,
+        type: 'agent',
+        result: { message: { content: 'Hello from mock' }, metadata: { permissions: { applied: 'read-only' } } },
+      });
+      expect(body.result.usage).toMatchObject({ input_tokens: 20, output_tokens: 7 });
+      const v1 = await bridge.request('/v1/chat/completions', { method: 'POST', json: { model: toolId, messages: hello.messages } });
+      expect(((await v1.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe(
+        'Hello from mock',
+      );
+    }
+    const gemini = (await machine.runs('gemini')).at(-1)!;
+    expect(gemini.stdin).toBe('Say hello');
+    expect(gemini.argv.join(' ')).not.toContain('Say hello');
+    await machine.setMode('gemini', 'fail');
+    await machine.setMode('copilot', 'fail');
+    for (const toolId of ['gemini', 'copilot']) {
+      const failed = await bridge.request(`/chat/${toolId}`, { method: 'POST', json: hello });
+      expect(failed.status).toBe(429);
+      expect(await failed.json()).toMatchObject({ error: { code: 'rate_limited', toolId, retryable: true } });
+    }
+  });
+
+  it('POST /auth: Gemini CLI and Copilot CLI, already signed in, start nothing', async () => {
+    for (const [toolId, command] of [
+      ['gemini', 'gemini'],
+      ['copilot', 'copilot login'],
+    ] as const) {
+      const res = await bridge.request(`/auth/${toolId}`, { method: 'POST', json: { timeoutMs: 10_000 } });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ toolId, status: 'already_authenticated', authenticated: true, command });
+    }
+    expect((await machine.runs('copilot')).filter((r) => r.argv[0] === 'login')).toEqual([]);
   });
 
   it('POST /chat/ollama answers from the in-test server, and streams deltas over SSE', async () => {

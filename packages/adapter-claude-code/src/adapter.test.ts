@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,22 +13,13 @@ import {
   type ChatMessage,
   type StreamEvent,
 } from '@toolbridge/core';
-import { makeTempDir, pathWithout, waitForPidsGone } from '@toolbridge/test-suite';
+import { makeTempDir, waitForPidsGone } from '@toolbridge/test-suite';
 import { renderConversation } from '@toolbridge/adapter-kit';
-import { capture, readPids, readRecords } from './testing/fake-claude.js';
-import { fakeSetup } from './testing/setup.js';
+import { capture, readPids, readRecords, stdinLines } from './testing/fake-claude.js';
+import { fakeSetups } from './testing/setup.js';
 import { STATE_FILE_NAME } from './usage-limits.js';
-import { createClaudeCodeAdapter } from './index.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-async function setup(...args: Parameters<typeof fakeSetup>) {
-  const s = await fakeSetup(...args);
-  cleanups.push(s.cleanup);
-  return s;
-}
+const { setup, defer } = fakeSetups();
 
 /**
  * A recording with its reset epochs moved to `offsetsS` seconds from now: the
@@ -48,43 +39,6 @@ async function withFutureResets(name: string, offsetsS: Record<number, number>):
 
 const ok = { chat: { stdoutFile: capture('claude-partial-stream.out') } };
 const hello = { messages: [{ role: 'user' as const, content: 'Say hello' }] };
-
-describe('detect', () => {
-  it('reads the version and offers the aliases', async () => {
-    const s = await setup({ version: { stdoutFile: capture('claude-version.out') } });
-    const [tool] = await s.registry.discover();
-    expect(tool).toMatchObject({ id: 'claude-code', available: true, version: '2.1.330', models: ['sonnet', 'opus', 'haiku'] });
-    expect(tool!.defaultModel).toBeUndefined();
-  });
-
-  it('puts the configured model first and makes it the default, without duplicates', async () => {
-    const s = await setup({}, {}, { claudeCodeModel: 'opus' });
-    expect(await s.registry.tool('claude-code')).toMatchObject({ models: ['opus', 'sonnet', 'haiku'], defaultModel: 'opus' });
-    s.registry.config.replace({ claudeCodeModel: 'claude-sonnet-5-5' });
-    expect(await s.registry.tool('claude-code')).toMatchObject({
-      models: ['claude-sonnet-5-5', 'sonnet', 'opus', 'haiku'],
-      defaultModel: 'claude-sonnet-5-5',
-    });
-  });
-
-  it('not installed, or a broken install, is unavailable with a reason', async () => {
-    const s = await setup({ version: { stderr: 'error while loading shared libraries\n', exitCode: 127 } });
-    expect(await s.registry.tool('claude-code')).toMatchObject({
-      available: false,
-      reason: expect.stringMatching(/exited with code 127: error while loading/),
-    });
-    const adapter = createClaudeCodeAdapter();
-    const ctx = { config: {}, env: { PATH: pathWithout() }, signal: new AbortController().signal };
-    expect(await adapter.detect(ctx)).toMatchObject({ available: false, models: [], reason: expect.stringMatching(/not installed/) });
-  });
-
-  it('rejects invalid config values through the schema', async () => {
-    const s = await setup({});
-    expect(() => s.registry.config.replace({ claudeCodeMaxTurns: 0 })).toThrow(InvalidRequestError);
-    expect(() => s.registry.config.replace({ claudeCodeToolAccess: 'everything' })).toThrow(/must be one of/);
-    expect(() => s.registry.config.replace({ claudeCodeModel: 5 })).toThrow(InvalidRequestError);
-  });
-});
 
 describe('chat', () => {
   const conversation: ChatMessage[] = [
@@ -109,21 +63,36 @@ describe('chat', () => {
     expect(result.sessionId).toMatch(/^tbs_/);
 
     const [run] = await readRecords(s.recordFile);
-    expect(run!.argv.slice(0, 5)).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages']);
+    expect(run!.argv.slice(0, 7)).toEqual([
+      '-p',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--include-partial-messages',
+    ]);
     const flag = (name: string) => run!.argv[run!.argv.indexOf(name) + 1];
     expect(run!.argv).toContain('--tools');
     expect(flag('--tools')).toBe('');
     expect(run!.argv).toContain('--strict-mcp-config');
     expect(flag('--permission-prompts')).toBe('none');
-    expect(run!.argv).toContain('--no-session-persistence');
+    // Kept, so the session can be resumed.
+    expect(run!.argv).not.toContain('--no-session-persistence');
     expect(run!.argv).not.toContain('--model');
     expect(run!.argv).not.toContain('--dangerously-skip-permissions');
     for (const a of run!.argv) expect(a).not.toMatch(/SECRET/);
-    expect(run!.stdin).toBe(renderConversation((await validateChatRequest({ messages: conversation })).messages, { includeSystem: false }));
+    const rendered = renderConversation((await validateChatRequest({ messages: conversation })).messages, { includeSystem: false });
+    expect(stdinLines(run!)).toEqual([
+      { type: 'user', message: { role: 'user', content: [{ type: 'text', text: rendered }] }, parent_tool_use_id: null },
+    ]);
     expect(run!.stdin).not.toMatch(/SYSTEM-SECRET/);
     expect(run!.systemPrompt).toEqual({ text: 'SYSTEM-SECRET be terse', mode: 0o600 });
     expect(path.basename(flag('--system-prompt-file')!)).toBe('system-prompt.md');
     expect(run!.env.CLAUDE_CODE_MAX_RETRIES).toBe('0');
+    // A private TMPDIR beside the system prompt, gone with it.
+    expect(path.dirname(run!.env.TMPDIR!)).toBe(path.dirname(flag('--system-prompt-file')!));
+    expect(run!.tmpdirMode).toBe(0o700);
     // The working directory is the session's own (0700, kept with the session); the system prompt's scratch directory is gone.
     expect(run!.cwd).toBe(path.join(s.stateDir, 'sessions', result.sessionId!, 'work'));
     expect((await stat(run!.cwd)).mode & 0o777).toBe(0o700);
@@ -134,16 +103,16 @@ describe('chat', () => {
     const s = await setup(ok);
     await s.registry.chat('claude-code', hello);
     const [run] = await readRecords(s.recordFile);
-    expect(run!.stdin).toBe('Say hello');
+    expect(stdinLines(run!)[0]!.message.content).toEqual([{ type: 'text', text: 'Say hello' }]);
     expect(run!.argv.some((a) => a.includes('system-prompt'))).toBe(false);
   });
 
   it('applies config, request model and cwd, and adapter options', async () => {
     const { dir, cleanup } = await makeTempDir();
-    cleanups.push(cleanup);
+    defer(cleanup);
     const s = await setup(
       ok,
-      { maxRetries: 2, persistSessions: true, extraArgs: ['--effort', 'low'] },
+      { maxRetries: 2, persistSessions: false, extraArgs: ['--effort', 'low'] },
       {
         claudeCodeModel: 'opus',
         claudeCodeMaxTurns: 3,
@@ -158,7 +127,7 @@ describe('chat', () => {
     expect(flag('--tools')).toBe('Read,Glob,Grep');
     expect(flag('--permission-mode')).toBe('dontAsk');
     expect(run!.argv).toContain('--append-system-prompt-file');
-    expect(run!.argv).not.toContain('--no-session-persistence');
+    expect(run!.argv).toContain('--no-session-persistence');
     expect(run!.argv.slice(-2)).toEqual(['--effort', 'low']);
     expect(run!.env.CLAUDE_CODE_MAX_RETRIES).toBe('2');
     expect(run!.cwd).toBe(dir);
@@ -167,15 +136,14 @@ describe('chat', () => {
   it('maps the tool-access levels to Claude Code flags', async () => {
     const s = await setup(ok);
     const seen: Record<string, string[]> = {};
-    for (const level of ['edit', 'full'] as const) {
+    for (const level of ['edit', 'workspace-write'] as const) {
       s.registry.config.replace({ claudeCodeToolAccess: level });
       await s.registry.chat('claude-code', hello);
       seen[level] = (await readRecords(s.recordFile)).at(-1)!.argv;
     }
     expect(seen.edit![seen.edit!.indexOf('--tools') + 1]).toBe('Read,Glob,Grep,Edit,Write,NotebookEdit');
     expect(seen.edit![seen.edit!.indexOf('--permission-mode') + 1]).toBe('acceptEdits');
-    expect(seen.full).not.toContain('--tools');
-    expect(seen.full![seen.full!.indexOf('--permission-mode') + 1]).toBe('bypassPermissions');
+    expect(seen['workspace-write']![seen['workspace-write']!.indexOf('--tools') + 1]).toBe('Read,Glob,Grep,Edit,Write,NotebookEdit,Bash');
   });
 
   it('rejects a cwd that is not a directory without running claude', async () => {
@@ -251,7 +219,8 @@ describe('failures', () => {
   });
 
   it('a hanging claude → TimeoutError, and its process group is gone', async () => {
-    const s = await setup({ chat: { stdoutFile: capture('claude-mock-stream.out'), hang: true } });
+    const partial = (await readFile(capture('claude-partial-stream.out'), 'utf8')).split('\n').slice(0, 5).join('\n') + '\n';
+    const s = await setup({ chat: { stdout: partial, hang: true } });
     const started = Date.now();
     const error = await s.registry.chat('claude-code', hello, { timeoutMs: 800 }).catch((e) => e);
     expect(error).toBeInstanceOf(TimeoutError);

@@ -1,10 +1,12 @@
 import { tmpdir } from 'node:os';
-import { defineAdapter, probeVersion, resolvePermissions, runProcess } from '@toolbridge/adapter-kit';
+import { defineAdapter, probeVersion, runProcess } from '@toolbridge/adapter-kit';
 import { InvalidRequestError, ProviderExecutionError, tail, type AuthState, type CallContext, type ToolAdapter } from '@toolbridge/core';
 import { claudeLogin, parseAuthStatus } from './auth.js';
-import { ACCESS_OF, claudeCodeConfig, LEVEL_OF, TOOL_ID, type EffectiveSettings } from './config.js';
+import { claudeCodeConfig, TOOL_ID } from './config.js';
 import type { ClaudeCodeAdapterOptions } from './options.js';
-import { printTurn } from './spawn.js';
+import { planAccess } from './permissions.js';
+import { isClaudeModel, settingsModel } from './settings.js';
+import { printTurn, type TurnSettings } from './spawn.js';
 import {
   defaultStateDir,
   readSnapshot,
@@ -13,17 +15,23 @@ import {
   writeSnapshot,
   type RateLimitInfo,
 } from './usage-limits.js';
+import { ClaudeWarm } from './warm.js';
 
 export const CLAUDE_CODE_MODEL_ALIASES: readonly string[] = ['sonnet', 'opus', 'haiku'];
 
-/** The Claude Code adapter (`claude-code`): drives the `claude` CLI in print mode. */
+/** The Claude Code adapter (`claude-code`): drives the `claude` CLI in print mode with stream-json in and out. */
 export function createClaudeCodeAdapter(options: ClaudeCodeAdapterOptions = {}): ToolAdapter {
   if (options.maxRetries !== undefined && (!Number.isInteger(options.maxRetries) || options.maxRetries < 0)) {
     throw new InvalidRequestError('maxRetries must be a non-negative integer', { toolId: TOOL_ID });
   }
+  if (options.structuredAttempts !== undefined && (!Number.isInteger(options.structuredAttempts) || options.structuredAttempts < 1)) {
+    throw new InvalidRequestError('structuredAttempts must be a positive integer', { toolId: TOOL_ID });
+  }
   const command = options.command ?? 'claude';
+  const persist = options.persistSessions ?? true;
   const login = claudeLogin(command, options.loginTtlMs ?? 10 * 60_000, options.loginUrlWaitMs ?? 5000);
   const stateDir = (env: NodeJS.ProcessEnv) => options.stateDir ?? defaultStateDir(env);
+  const warm = new ClaudeWarm(options, stateDir);
   /** Subscription type from the last `claude auth status`, for usage-limit snapshots. */
   let plan: string | undefined;
 
@@ -62,14 +70,31 @@ export function createClaudeCodeAdapter(options: ClaudeCodeAdapterOptions = {}):
     name: 'Claude Code',
     type: 'agent',
     config: claudeCodeConfig,
-    features: { activity: true, permissions: ['read-only', 'workspace-write', 'full'] },
+    features: {
+      // Resuming needs the first turn on disk: without persistence core hands over the transcript instead.
+      ...(persist ? { sessions: { resume: true, fork: true } } : {}),
+      structuredOutput: 'native',
+      images: true,
+      activity: true,
+      permissions: ['read-only', 'workspace-write', 'full'],
+      additionalDirs: true,
+      ...(options.warm === false ? {} : { warm: true }),
+    },
 
     async detect(ctx) {
       const { model } = claudeCodeConfig.read(ctx.config);
       const probe = await probeVersion(ctx, { command, toolId: TOOL_ID, timeoutMs: options.detectTimeoutMs ?? 10_000, cwd: tmpdir() });
       if (!probe.available) return { available: false, models: [], reason: probe.reason };
-      const models = [...new Set([...(model ? [model] : []), ...CLAUDE_CODE_MODEL_ALIASES])];
-      return { available: true, version: probe.version, models, ...(model ? { defaultModel: model } : {}) };
+      // The configured model is passed as --model, which beats every setting.
+      const defaultModel = model ?? (await settingsModel(ctx.env));
+      const models = [...new Set([...(defaultModel ? [defaultModel] : []), ...CLAUDE_CODE_MODEL_ALIASES])];
+      return {
+        available: true,
+        version: probe.version,
+        models,
+        ...(defaultModel ? { defaultModel } : {}),
+        capabilities: isClaudeModel(defaultModel) ? ['vision'] : [],
+      };
     },
 
     checkAuth,
@@ -78,18 +103,30 @@ export function createClaudeCodeAdapter(options: ClaudeCodeAdapterOptions = {}):
 
     stream(request, ctx) {
       const s = claudeCodeConfig.read(ctx.config);
-      const permissions = resolvePermissions(request, ctx, s.toolAccess ? LEVEL_OF[s.toolAccess] : undefined);
-      // Unset everywhere, a chat stays the plain chat it always was: no tools at all.
-      const toolAccess =
-        permissions.source === 'tool-config' ? s.toolAccess! : permissions.source === 'default' ? 'none' : ACCESS_OF[permissions.level];
-      const settings: EffectiveSettings = {
-        ...(s.model ? { model: s.model } : {}),
-        ...(s.maxTurns ? { maxTurns: s.maxTurns } : {}),
-        toolAccess,
-      };
-      return printTurn(options, request, ctx, settings, (info) => recordRateLimit(info, ctx.env));
+      // Discovery speaks for the default model; a model the request names is judged here.
+      if (request.model && !isClaudeModel(request.model) && request.messages.some((m) => m.content.some((p) => p.type === 'image'))) {
+        throw new InvalidRequestError(`Claude Code cannot take images with model ${request.model}`, {
+          toolId: TOOL_ID,
+          publicDetails: { reason: 'unsupported', feature: 'images' },
+        });
+      }
+      const access = planAccess(request, ctx, s.toolAccess);
+      const turn: TurnSettings = { access, model: request.model ?? s.model, maxTurns: s.maxTurns, persist };
+      const onRateLimit = (info: RateLimitInfo) => recordRateLimit(info, ctx.env);
+      return (async function* () {
+        if (yield* warm.stream(request, ctx, turn, onRateLimit)) return;
+        yield* printTurn(options, request, ctx, turn, onRateLimit);
+      })();
     },
 
-    dispose: () => login.close(),
+    async prewarm(ctx) {
+      const s = claudeCodeConfig.read(ctx.config);
+      await warm.prewarm(ctx, { access: planAccess({}, ctx, s.toolAccess), model: s.model, maxTurns: s.maxTurns, persist });
+    },
+    warmLoad: () => warm.load(),
+
+    async dispose() {
+      await Promise.all([login.close(), warm.close()]);
+    },
   });
 }

@@ -1,42 +1,45 @@
-import type { ClaudeCodeToolAccess, EffectiveSettings } from './config.js';
-
-/** Flags per tool-access level (verified against claude 2.1.330: see README). */
-export function toolAccessArgs(access: ClaudeCodeToolAccess): string[] {
-  // Safe levels also ignore the user's MCP servers and deny anything that would prompt.
-  const locked = ['--strict-mcp-config', '--permission-prompts', 'none'];
-  switch (access) {
-    case 'none':
-      return ['--tools', '', ...locked];
-    case 'read-only':
-      return ['--tools', 'Read,Glob,Grep', '--permission-mode', 'dontAsk', ...locked];
-    case 'edit':
-      return ['--tools', 'Read,Glob,Grep,Edit,Write,NotebookEdit', '--permission-mode', 'acceptEdits', ...locked];
-    case 'full':
-      return ['--permission-mode', 'bypassPermissions'];
-  }
-}
+import { InvalidRequestError } from '@toolbridge/core';
+import { TOOL_ID } from './config.js';
 
 export interface ChatArgsInput {
-  settings: EffectiveSettings;
-  /** The request's model, which wins over the configured one. */
+  /** Tool set and permission mode flags (`planAccess`). */
+  accessArgs: readonly string[];
+  /** `--add-dir` for each. */
+  additionalDirs: readonly string[];
   model?: string;
+  maxTurns?: number;
   /** File holding the system messages; passed by path so the text stays out of `ps`. */
   systemPromptFile?: string;
   systemPromptMode: 'replace' | 'append';
   persistSession: boolean;
+  /** Continue this Claude Code session (`--resume`), or start a copy of it (`--fork-session`). */
+  resume?: { nativeSessionId: string; fork: boolean };
   extraArgs: readonly string[];
 }
 
+/** Claude Code's session ids are UUIDs; anything else is refused before it reaches argv. */
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
- * argv for one print-mode run. The conversation itself goes on stdin, never
- * here: argv is visible to every user on the machine.
+ * argv for one stream-json run. The conversation goes on stdin as stream-json, never here: argv
+ * is visible to every user on the machine.
  */
 export function buildChatArgs(input: ChatArgsInput): string[] {
-  const args = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
-  const model = input.model ?? input.settings.model;
-  if (model) args.push('--model', model);
-  if (input.settings.maxTurns !== undefined) args.push('--max-turns', String(input.settings.maxTurns));
-  args.push(...toolAccessArgs(input.settings.toolAccess));
+  const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
+  // A value starting with "-" would be read as another option.
+  if (input.model?.startsWith('-')) throw new InvalidRequestError(`invalid Claude Code model name "${input.model}"`, { toolId: TOOL_ID });
+  if (input.model) args.push('--model', input.model);
+  if (input.maxTurns !== undefined) args.push('--max-turns', String(input.maxTurns));
+  args.push(...input.accessArgs);
+  // --add-dir takes several values: each directory gets its own flag, and an option always follows.
+  for (const dir of input.additionalDirs) args.push('--add-dir', dir);
+  if (input.resume) {
+    if (!SESSION_ID.test(input.resume.nativeSessionId)) {
+      throw new InvalidRequestError(`invalid Claude Code session id "${input.resume.nativeSessionId.slice(0, 80)}"`, { toolId: TOOL_ID });
+    }
+    args.push('--resume', input.resume.nativeSessionId);
+    if (input.resume.fork) args.push('--fork-session');
+  }
   if (!input.persistSession) args.push('--no-session-persistence');
   if (input.systemPromptFile) {
     args.push(input.systemPromptMode === 'replace' ? '--system-prompt-file' : '--append-system-prompt-file', input.systemPromptFile);

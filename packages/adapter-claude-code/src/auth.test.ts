@@ -1,19 +1,11 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { ProviderExecutionError } from '@toolbridge/core';
 import { waitFor, waitForPidsGone } from '@toolbridge/test-suite';
 import { parseAuthStatus } from './auth.js';
 import { capture, captureText, readPids, readRecords } from './testing/fake-claude.js';
-import { fakeSetup } from './testing/setup.js';
+import { fakeSetups } from './testing/setup.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-async function setup(...args: Parameters<typeof fakeSetup>) {
-  const s = await fakeSetup(...args);
-  cleanups.push(s.cleanup);
-  return s;
-}
+const { setup } = fakeSetups();
 
 const loggedOut = { stdoutFile: capture('claude-auth-status-loggedout.out'), exitCode: 1 };
 const loginWaits = { stdoutFile: capture('claude-auth-login-notty.out'), hang: true };

@@ -140,13 +140,77 @@ describe('StreamParser on real captures', () => {
     ].flatMap((l) => p.push(l).events);
     expect(events).toEqual([
       { type: 'delta', text: 'Looking.' },
-      { type: 'activity', activity: { id: 't1', kind: 'tool_call', status: 'started', title: 'Read', name: 'Read', input: '{}' } },
-      {
-        type: 'activity',
-        activity: { id: 't1', kind: 'tool_call', status: 'completed', title: 'Read', name: 'Read', input: '{}', output: 'x' },
-      },
+      { type: 'activity', activity: { id: 't1', kind: 'tool_call', status: 'started', title: 'Read', name: 'Read' } },
+      { type: 'activity', activity: { id: 't1', kind: 'tool_call', status: 'completed', title: 'Read', name: 'Read', output: 'x' } },
       { type: 'delta', text: '\n\n' },
       { type: 'delta', text: 'Done.' },
+    ]);
+  });
+
+  it('a JSON answer is the StructuredOutput call, also when Claude Code gave up on the schema (core checks it)', async () => {
+    const lines = (await captureText('claude-structured.out')).split('\n');
+    const ok = new StreamParser({ structured: { wrapped: false } });
+    for (const l of lines) ok.push(l);
+    expect(ok.finish(exited(0)).message.content).toBe('{"name":"Ada","age":36}');
+
+    const invalid = new StreamParser({ structured: { wrapped: false } });
+    for (const l of (await captureText('claude-structured-invalid.out')).split('\n')) invalid.push(l);
+    const result = invalid.finish(exited(1));
+    expect(result.message.content).toBe('{"name":"Ada","age":"old"}');
+    expect(result.metadata.structuredOutputError).toMatch(/after 1 attempts .*must be integer/);
+    // Without a requested format the same run is an error.
+    const plain = new StreamParser();
+    for (const l of (await captureText('claude-structured-invalid.out')).split('\n')) plain.push(l);
+    expect(() => plain.finish(exited(1))).toThrow(ProviderExecutionError);
+  });
+
+  it('a wrapped schema is unwrapped', () => {
+    const p = new StreamParser({ structured: { wrapped: true } });
+    p.push('{"type":"result","subtype":"success","is_error":false,"result":"{}","structured_output":{"value":[1,2]}}');
+    expect(p.finish(exited(0)).message.content).toBe('[1,2]');
+  });
+
+  it('a session Claude Code no longer has is a clear, non-retryable error', async () => {
+    const { parser } = await replay('claude-resume-missing.out');
+    let error: unknown;
+    try {
+      parser.finish(exited(1, await captureText('claude-resume-missing.err')));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ProviderExecutionError);
+    expect(error).toMatchObject({ retryable: false, publicDetails: { reason: 'native_session_missing' } });
+    expect((error as Error).message).toMatch(/no longer has the session 00000000-0000-4000-8000-000000000000/);
+  });
+
+  it('the turn cost is what this turn spent; the session total is kept apart', () => {
+    const p = new StreamParser();
+    p.push(
+      '{"type":"result","subtype":"success","is_error":false,"result":"x","total_cost_usd":0.5,"model_usage_since_last_result":{"m":{"costUSD":0.1}}}',
+    );
+    expect(p.finish(exited(0)).metadata).toMatchObject({ totalCostUsd: 0.1, sessionCostUsd: 0.5 });
+  });
+
+  it('a dropped stream that Claude Code asked again does not repeat the text already streamed', async () => {
+    // The capture is a warm process: its second turn streams three pieces, loses the connection, and gets "x" whole.
+    const lines = (await captureText('claude-warm-stream-drop.out')).split('\n');
+    const p = new StreamParser();
+    const events = lines.slice(lines.findIndex((l) => l.includes('"type":"result"')) + 1).flatMap((l) => p.push(l).events);
+    expect(events.map((e) => (e.type === 'delta' ? e.text : e.type))).toEqual(['p0 ', 'p1 ', 'p2 ', '\n\n', 'x']);
+    expect(p.finish(exited(0)).message.content).toBe('x');
+  });
+
+  it('a re-asked answer that continues the cut-off text streams only the rest', () => {
+    const p = new StreamParser();
+    const events = [
+      '{"type":"stream_event","event":{"type":"message_start","message":{"id":"m1"}}}',
+      '{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"Hello "}}}',
+      '{"type":"stream_event","event":{"type":"message_stop"},"abandoned_blocks":{"api_message_id":"m1","from_block_index":0}}',
+      '{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"Hello world"}]}}',
+    ].flatMap((l) => p.push(l).events);
+    expect(events).toEqual([
+      { type: 'delta', text: 'Hello ' },
+      { type: 'delta', text: 'world' },
     ]);
   });
 });

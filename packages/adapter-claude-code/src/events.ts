@@ -1,7 +1,10 @@
-import { integerUsage, parseJsonLine, type ProcessResult } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, tail, type Activity, type ChatResult, type StreamEvent, type ToolbridgeError } from '@toolbridge/core';
+import { integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
+import type { ChatResult, StreamEvent } from '@toolbridge/core';
+import { ActivityTracker, STRUCTURED_TOOL } from './activity.js';
 import { TOOL_ID } from './config.js';
-import { classifyFailure, type ApiFailure } from './failures.js';
+import { classifyFailure, failureWithoutResult, type ApiFailure, type ExitInfo } from './failures.js';
+import { structuredText } from './structured.js';
+import { TextStream } from './text-stream.js';
 import type { RateLimitInfo } from './usage-limits.js';
 
 export { TOOL_ID };
@@ -18,10 +21,41 @@ export interface ParsedLine {
   rateLimit?: RateLimitInfo;
 }
 
+/** Protocol lines that are not steps of the agent: never reported as activity. */
+const QUIET_TYPES = new Set([
+  'control_response',
+  'control_request',
+  'control_cancel_request',
+  'conversation_reset',
+  'command_lifecycle',
+  'keep_alive',
+  'prompt_suggestion',
+  'streamlined_text',
+  'streamlined_tool_use_summary',
+]);
+const QUIET_SYSTEM = new Set([
+  'init',
+  'status',
+  'thinking_tokens',
+  'background_tasks_changed',
+  'task_started',
+  'task_updated',
+  'task_progress',
+  'task_notification',
+  'hook_started',
+  'hook_progress',
+  'hook_response',
+]);
+
+export interface ParserOptions {
+  /** A JSON answer was asked for through `StructuredOutput`; `wrapped` when the schema was wrapped in an object. */
+  structured?: { wrapped: boolean };
+}
+
 /**
- * Turns Claude Code's stream-json lines into stream events and, at the end,
- * a ChatResult or a typed error. Success is decided by `is_error` on the
- * final `result` object; its `subtype` says "success" even on failures.
+ * Turns the stream-json lines of one turn into stream events and, at the end, a ChatResult or a
+ * typed error. Success is decided by `is_error` on the final `result` object; its `subtype` says
+ * "success" even on failures. `done` tells a transport that the turn's `result` has arrived.
  */
 export class StreamParser {
   private model?: string;
@@ -29,15 +63,21 @@ export class StreamParser {
   private result?: Json;
   private failure: ApiFailure = {};
   private rateLimit?: RateLimitInfo;
-  private streamed = new Set<string>();
-  private currentMessageId?: string;
-  private lastTextMessageId?: string;
-  private text = '';
+  private readonly text = new TextStream();
   private jsonLines = 0;
   private otherLines = 0;
-  /** Tool uses seen, by id, so their results can complete them. */
-  private readonly tools = new Map<string, Activity>();
+  private others = 0;
   private thoughts = 0;
+  private structuredInput?: unknown;
+  private readonly activities = new ActivityTracker();
+  /** Background jobs the turn started (they outlive its answer). */
+  backgroundJobs = 0;
+
+  constructor(private readonly options: ParserOptions = {}) {}
+
+  get done(): boolean {
+    return this.result !== undefined;
+  }
 
   push(line: string): ParsedLine {
     if (line.trim() === '') return { events: [] };
@@ -47,17 +87,14 @@ export class StreamParser {
       return { events: [] };
     }
     this.jsonLines++;
-    // Sub-agent traffic (Task tool) is not the answer.
+    // Sub-agent traffic (Agent tool) is not the answer; the Agent call itself is the step.
     if (event.parent_tool_use_id !== undefined && event.parent_tool_use_id !== null) return { events: [] };
-    switch (event.type) {
+    const type = str(event.type) ?? '';
+    switch (type) {
       case 'system':
-        if (event.subtype === 'init') {
-          this.model = str(event.model) ?? this.model;
-          this.sessionId = str(event.session_id) ?? this.sessionId;
-        }
-        return { events: [] };
+        return { events: this.onSystem(event) };
       case 'stream_event':
-        return { events: this.onPartial(obj(event.event)) };
+        return { events: this.text.partial(obj(event.event), str(obj(event.abandoned_blocks)?.api_message_id)) };
       case 'assistant':
         return { events: this.onAssistant(event) };
       case 'user':
@@ -69,40 +106,33 @@ export class StreamParser {
         return { events: [], rateLimit: info };
       }
       case 'result':
-        this.result = event;
+        this.result ??= event;
         return { events: [] };
       default:
-        return { events: [] };
+        return { events: QUIET_TYPES.has(type) ? [] : [this.other(type || 'unknown', undefined)] };
     }
   }
 
-  private textDelta(messageId: string | undefined, text: string): StreamEvent[] {
-    if (!text) return [];
-    const out: StreamEvent[] = [];
-    // Text of a later turn (after a tool call) starts a new paragraph.
-    if (this.lastTextMessageId !== undefined && messageId !== this.lastTextMessageId) {
-      out.push({ type: 'delta', text: '\n\n' });
-      this.text += '\n\n';
-    }
-    this.lastTextMessageId = messageId;
-    this.text += text;
-    out.push({ type: 'delta', text });
-    return out;
+  private other(rawType: string, detail: string | undefined): StreamEvent {
+    const id = `${rawType}-${++this.others}`;
+    return {
+      type: 'activity',
+      activity: { id, kind: 'other', status: 'completed', title: rawType, rawType, ...(detail ? { detail } : {}) },
+    };
   }
 
-  private onPartial(e: Json | undefined): StreamEvent[] {
-    if (!e) return [];
-    if (e.type === 'message_start') {
-      this.currentMessageId = str(obj(e.message)?.id);
-      return [];
-    }
-    if (e.type === 'content_block_delta') {
-      const delta = obj(e.delta);
-      if (delta?.type !== 'text_delta') return [];
-      const id = this.currentMessageId ?? '';
-      this.streamed.add(id);
-      return this.textDelta(id, str(delta.text) ?? '');
-    }
+  private onSystem(event: Json): StreamEvent[] {
+    const subtype = str(event.subtype) ?? '';
+    if (subtype === 'init') {
+      this.model = str(event.model) ?? this.model;
+      this.sessionId = str(event.session_id) ?? this.sessionId;
+      this.activities.cwd = str(event.cwd) ?? this.activities.cwd;
+    } else if (subtype === 'task_started') {
+      if (event.is_backgrounded === true) this.backgroundJobs++;
+    } else if (subtype === 'permission_denied') {
+      const id = str(event.tool_use_id);
+      if (id) this.activities.onDenied(id, str(event.message) ?? str(event.decision_reason) ?? 'not allowed');
+    } else if (!QUIET_SYSTEM.has(subtype)) return [this.other(`system:${subtype}`, str(event.message))];
     return [];
   }
 
@@ -127,24 +157,21 @@ export class StreamParser {
     for (const block of Array.isArray(message.content) ? message.content : []) {
       const b = obj(block);
       if (!b) continue;
-      if (b.type === 'text' && !this.streamed.has(id)) out.push(...this.textDelta(id, str(b.text) ?? ''));
-      else if (b.type === 'tool_use') {
-        const activity = toolUseActivity(b);
-        this.tools.set(activity.id, activity);
-        out.push({ type: 'activity', activity });
-      } else if (b.type === 'thinking' && typeof b.thinking === 'string' && b.thinking) {
-        const text = b.thinking;
+      if (b.type === 'text') {
+        out.push(...this.text.whole(id, str(b.text) ?? ''));
+      } else if (b.type === 'tool_use') {
+        if (b.name === STRUCTURED_TOOL) this.structuredInput = b.input;
+        const activity = this.activities.onToolUse(b);
+        if (activity) out.push({ type: 'activity', activity });
+      } else if (b.type === 'thinking') {
+        const text = str(b.thinking) ?? '';
+        if (!text) continue;
+        const title = text.split('\n')[0]!.slice(0, 80);
         out.push({
           type: 'activity',
-          activity: {
-            id: `${id}-thinking-${++this.thoughts}`,
-            kind: 'reasoning',
-            status: 'completed',
-            title: text.split('\n')[0]!.slice(0, 80),
-            text,
-          },
+          activity: { id: `${id}-thinking-${++this.thoughts}`, kind: 'reasoning', status: 'completed', title, text },
         });
-      }
+      } else out.push(this.other(`assistant:${str(b.type) ?? 'unknown'}`, undefined));
     }
     return out;
   }
@@ -154,32 +181,43 @@ export class StreamParser {
     const out: StreamEvent[] = [];
     for (const block of Array.isArray(content) ? content : []) {
       const b = obj(block);
-      if (b?.type === 'tool_result') {
-        const id = str(b.tool_use_id) ?? `tool-${this.tools.size}`;
-        const started = this.tools.get(id) ?? toolUseActivity({ id, name: 'tool' });
-        out.push({ type: 'activity', activity: withResult(started, b.is_error === true, resultText(b.content)) });
-      }
+      if (b?.type !== 'tool_result') continue;
+      const activity = this.activities.onToolResult(b, event.tool_use_result, event.tool_result_meta);
+      if (activity) out.push({ type: 'activity', activity });
     }
     return out;
   }
 
-  /** The final result, or the typed error the run ended with. */
-  finish(proc: ProcessResult): ChatResult {
+  /** The final result, or the typed error the turn ended with. */
+  finish(exit: ExitInfo): ChatResult {
     const r = this.result;
-    if (!r) throw this.failureWithoutResult(proc);
-    if (r.is_error === true) {
+    if (!r)
+      throw failureWithoutResult(
+        this.failure.error ? { ...this.failure, rateLimit: this.failure.rateLimit ?? this.rateLimit } : undefined,
+        exit,
+        this.jsonLines === 0 && this.otherLines > 0,
+      );
+    const structured = this.options.structured;
+    // Claude Code's own schema retries ran out: the last attempt goes to core's check (and its one repair turn).
+    const retriesSpent = structured && r.subtype === 'error_max_structured_output_retries';
+    if (r.is_error === true && !retriesSpent) {
       throw classifyFailure(
         {
           error: this.failure.error,
           status: num(r.api_error_status) ?? this.failure.status,
           apiError: str(r.api_error) ?? this.failure.apiError,
-          message: str(r.result) ?? this.failure.message,
+          message: str(r.result) ?? (Array.isArray(r.errors) ? str(r.errors[0]) : undefined) ?? this.failure.message,
           rateLimit: this.failure.rateLimit ?? this.rateLimit,
+          terminalReason: str(r.terminal_reason),
         },
-        proc,
+        exit,
       );
     }
-    const content = str(r.result) ?? this.text;
+    const answer =
+      structured && (r.structured_output !== undefined || retriesSpent)
+        ? structuredText(r.structured_output ?? this.structuredInput, structured.wrapped)
+        : undefined;
+    const content = answer ?? str(r.result) ?? this.text.all;
     const modelUsage = obj(r.modelUsage);
     const model = this.model ?? (modelUsage ? Object.keys(modelUsage)[0] : undefined);
     const metadata: Record<string, unknown> = {};
@@ -187,13 +225,16 @@ export class StreamParser {
       if (value !== undefined && value !== null) metadata[key] = value;
     };
     put('nativeSessionId', str(r.session_id) ?? this.sessionId);
-    put('totalCostUsd', num(r.total_cost_usd));
+    // total_cost_usd is the session's running total (restored on resume); the turn's own cost is since the last result.
+    put('totalCostUsd', turnCost(obj(r.model_usage_since_last_result)) ?? num(r.total_cost_usd));
+    put('sessionCostUsd', num(r.total_cost_usd));
     put('durationMs', num(r.duration_ms));
     put('durationApiMs', num(r.duration_api_ms));
     put('numTurns', num(r.num_turns));
     put('stopReason', str(r.stop_reason));
     put('terminalReason', str(r.terminal_reason));
     if (Array.isArray(r.permission_denials) && r.permission_denials.length > 0) put('permissionDenials', r.permission_denials.length);
+    if (retriesSpent) put('structuredOutputError', Array.isArray(r.errors) ? str(r.errors[0])?.slice(0, 300) : undefined);
     return {
       message: { role: 'assistant', content },
       usage: integerUsage(r.usage),
@@ -201,49 +242,13 @@ export class StreamParser {
       metadata,
     };
   }
-
-  private failureWithoutResult(proc: ProcessResult): ToolbridgeError {
-    if (this.failure.error) return classifyFailure({ ...this.failure, rateLimit: this.failure.rateLimit ?? this.rateLimit }, proc);
-    const stderr = tail(proc.stderrTail, 600);
-    const how = proc.signal ? `was killed by ${proc.signal}` : proc.exitCode !== 0 ? `exited with code ${proc.exitCode}` : 'exited';
-    const what = this.jsonLines === 0 && this.otherLines > 0 ? 'printed output that is not stream-json' : 'ended without a result';
-    return new ProviderExecutionError(`Claude Code ${what} (it ${how})${stderr ? `: ${stderr}` : ''}`, {
-      toolId: TOOL_ID,
-      details: { exitCode: proc.exitCode, signal: proc.signal, stderrTail: proc.stderrTail },
-    });
-  }
 }
 
-/** How much of a tool's input and output an activity carries. */
-const SUMMARY_CHARS = 2000;
-
-/** A `tool_use` block as an activity (started). */
-function toolUseActivity(b: Json): Activity {
-  const id = str(b.id) ?? 'tool';
-  const name = str(b.name) ?? 'tool';
-  const input = obj(b.input);
-  return {
-    id,
-    kind: 'tool_call',
-    status: 'started',
-    title: name,
-    name,
-    ...(input ? { input: tail(JSON.stringify(input), SUMMARY_CHARS) } : {}),
-  };
-}
-
-/** The activity of a tool use once its result came back. */
-function withResult(started: Activity, isError: boolean, output: string | undefined): Activity {
-  const status = isError ? 'failed' : 'completed';
-  if (started.kind === 'tool_call') return { ...started, status, ...(output ? { output: tail(output, SUMMARY_CHARS) } : {}) };
-  return { ...started, status };
-}
-
-function resultText(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return undefined;
-  const parts = content.map((c) => str(obj(c)?.text) ?? '').filter(Boolean);
-  return parts.length ? parts.join('\n') : undefined;
+function turnCost(usage: Json | undefined): number | undefined {
+  if (!usage) return undefined;
+  const costs = Object.values(usage).map((u) => num(obj(u)?.costUSD));
+  if (costs.length === 0 || costs.some((c) => c === undefined)) return undefined;
+  return costs.reduce<number>((a, c) => a + c!, 0);
 }
 
 function textOf(message: Json | undefined): string | undefined {

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRegistry, RateLimitError, TimeoutError, ToolAuthError, type StreamEvent, type ToolRegistry } from '@toolbridge/core';
-import { makeTempDir, pathWith, realCliBinDir, waitFor } from '@toolbridge/test-suite';
+import { makeTempDir, processesWithEnv, waitFor } from '@toolbridge/test-suite';
 import { createClaudeCodeAdapter } from './index.js';
 import { startMockAnthropic, type MockAnthropicServer } from './testing/mock-anthropic.js';
+import { realClaudeEnv } from './testing/real.js';
 
 /**
  * The real, pinned `claude` against a mock Anthropic Messages API on
@@ -32,23 +33,14 @@ describe('real claude 2.1.330 against a mock Anthropic API', () => {
   });
 
   /** Environment for one registry: its own HOME; `auth` picks the credential the CLI sees. */
-  const registryWith = (auth: 'api_key' | 'oauth' | 'none', name: string) => {
+  const registryWith = (auth: 'api_key' | 'oauth' | 'none', name: string, warm = true) => {
     const dir = path.join(home.dir, name);
-    const env: NodeJS.ProcessEnv = {
-      PATH: pathWith(realCliBinDir('claude-code')),
-      HOME: dir,
-      CLAUDE_CONFIG_DIR: path.join(dir, '.claude'),
-      XDG_STATE_HOME: path.join(dir, 'state'),
-      XDG_CONFIG_HOME: path.join(dir, 'config'),
-      XDG_DATA_HOME: path.join(dir, 'data'),
-      ANTHROPIC_BASE_URL: server.url,
-      ...(auth === 'api_key' ? { ANTHROPIC_API_KEY: 'dummy' } : auth === 'oauth' ? { CLAUDE_CODE_OAUTH_TOKEN: 'dummy' } : {}),
-    };
-    const registry = createRegistry({ adapters: [createClaudeCodeAdapter()], env });
+    const env = realClaudeEnv(server.url, dir, auth);
+    const registry = createRegistry({ adapters: [createClaudeCodeAdapter({ warm })], env });
     registries.push(registry);
     return { registry, env, dir };
   };
-  const messageRequests = () => server.requests.filter((r) => r.method === 'POST' && r.url.startsWith('/v1/messages?'));
+  const messageRequests = () => server.messageRequests();
 
   it('chats: real answer text, integer usage, no tools offered, prompt in the request', async () => {
     server.behavior = { mode: 'ok', text: 'Hello from mock' };
@@ -68,12 +60,10 @@ describe('real claude 2.1.330 against a mock Anthropic API', () => {
     expect(body.tools).toEqual([]);
     expect(body.system.map((s) => s.text)).toContain('Answer tersely.');
     expect(JSON.stringify(body.messages)).toContain('Say hello');
-    // --no-session-persistence: no transcript was written.
-    const projects = await readdir(path.join(home.dir, 'chat', '.claude', 'projects')).catch(() => []);
-    for (const p of projects) {
-      const files = await readdir(path.join(home.dir, 'chat', '.claude', 'projects', p));
-      expect(files.filter((f) => f.endsWith('.jsonl'))).toEqual([]);
-    }
+    // The session is kept where Claude Code keeps every session, so it can be resumed.
+    const projects = path.join(home.dir, 'chat', '.claude', 'projects');
+    const files = (await Promise.all((await readdir(projects)).map((p) => readdir(path.join(projects, p))))).flat();
+    expect(files).toContain(`${result.metadata.nativeSessionId as string}.jsonl`);
   }, 120_000);
 
   it('streams the answer as deltas', async () => {
@@ -152,30 +142,20 @@ describe('real claude 2.1.330 against a mock Anthropic API', () => {
       url: expect.stringMatching(/^https:\/\/claude\.ai\/oauth\/authorize\?/),
     });
     expect((await tool.startAuth!()).status).toBe('in_progress');
-    expect((await processesWithHome(dir)).length).toBeGreaterThan(0);
+    expect(processesWithEnv(`HOME=${dir}`).length).toBeGreaterThan(0);
     await registry.close();
-    await waitFor(async () => (await processesWithHome(dir)).length === 0, 10_000, 'the login flow to exit');
+    await waitFor(async () => processesWithEnv(`HOME=${dir}`).length === 0, 10_000, 'the login flow to exit');
   }, 120_000);
 
+  // The spawn path; the warm path's timeouts are in real-warm.test.ts (its process stays, idle).
   it('a server that never answers → TimeoutError, and no claude process is left', async () => {
     server.behavior = { mode: 'hang' };
-    const { registry, dir } = registryWith('api_key', 'hang');
+    const { registry, dir } = registryWith('api_key', 'hang', false);
     const pending = registry.chat('claude-code', hello, { timeoutMs: 4000 }).catch((e) => e);
     // The check below must be able to see claude processes at all.
-    await waitFor(async () => (await processesWithHome(dir)).length > 0, 4000, 'claude to start');
+    await waitFor(async () => processesWithEnv(`HOME=${dir}`).length > 0, 4000, 'claude to start');
     const error = await pending;
     expect(error).toBeInstanceOf(TimeoutError);
-    await waitFor(async () => (await processesWithHome(dir)).length === 0, 10_000, 'claude processes to exit');
+    await waitFor(async () => processesWithEnv(`HOME=${dir}`).length === 0, 10_000, 'claude processes to exit');
   }, 120_000);
 });
-
-/** Pids whose environment has HOME=dir (Linux /proc): the claude processes of one test. */
-async function processesWithHome(dir: string): Promise<number[]> {
-  const out: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const environ = await readFile(`/proc/${entry}/environ`, 'utf8').catch(() => '');
-    if (environ.split('\0').includes(`HOME=${dir}`)) out.push(Number(entry));
-  }
-  return out;
-}

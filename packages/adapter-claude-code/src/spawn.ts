@@ -1,58 +1,121 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { renderConversation, spawnProcess, systemText, toolFailure } from '@toolbridge/adapter-kit';
+import { spawnProcess, systemText, toolFailure, type RunningProcess } from '@toolbridge/adapter-kit';
 import type { ChatContext, StreamEvent, ToolRequest } from '@toolbridge/core';
 import { buildChatArgs } from './argv.js';
-import { TOOL_ID, type EffectiveSettings } from './config.js';
+import { TOOL_ID } from './config.js';
 import { StreamParser } from './events.js';
+import type { ExitInfo } from './failures.js';
+import { initializeLine, userLine } from './input.js';
 import type { ClaudeCodeAdapterOptions } from './options.js';
+import type { AccessPlan } from './permissions.js';
+import { nativeSchema } from './structured.js';
 import type { RateLimitInfo } from './usage-limits.js';
 
+/** What a turn runs with, decided by the adapter from the request and the config. */
+export interface TurnSettings {
+  access: AccessPlan;
+  model?: string;
+  maxTurns?: number;
+  persist: boolean;
+}
+
 /**
- * One chat as one `claude -p --output-format stream-json` run: the conversation on stdin, system
- * messages through a private file (never argv), in the working directory core chose.
+ * After its `result`, a run whose stdin is closed exits within ~25 ms, unless a background Bash
+ * job it started still runs: then it waits for the job and asks the model again (measured on
+ * 2.1.330). The answer is in; such a run is ended after this grace.
+ */
+const AFTER_RESULT_GRACE_MS = 1500;
+
+/** The files a run needs, in the call's private scratch directory (removed by core afterwards). */
+export async function runFiles(ctx: ChatContext, request: ToolRequest): Promise<{ tmpDir: string; systemPromptFile?: string }> {
+  const scratch = await ctx.scratchDir();
+  // Claude Code leaves files under $TMPDIR (probe files, image copies, background job output): a private one goes with
+  // the call (shared by its repair turn).
+  const tmpDir = path.join(scratch, 'tmp');
+  await mkdir(tmpDir, { mode: 0o700, recursive: true });
+  const system = systemText(request.messages);
+  if (!system.trim()) return { tmpDir };
+  const systemPromptFile = path.join(scratch, 'system-prompt.md');
+  await writeFile(systemPromptFile, system, { mode: 0o600 });
+  return { tmpDir, systemPromptFile };
+}
+
+/** The environment of a Claude Code run. */
+export function runEnv(o: ClaudeCodeAdapterOptions, env: NodeJS.ProcessEnv, tmpDir: string, structured: boolean): NodeJS.ProcessEnv {
+  return {
+    ...env,
+    CLAUDE_CODE_MAX_RETRIES: String(o.maxRetries ?? 0),
+    TMPDIR: tmpDir,
+    // Claude Code's own schema retries are total attempts (default 5); core's one repair turn is the retry policy.
+    ...(structured ? { MAX_STRUCTURED_OUTPUT_RETRIES: String(o.structuredAttempts ?? 1) } : {}),
+  };
+}
+
+/**
+ * One chat as one `claude -p --input-format stream-json` run: the turn (and, for a JSON answer,
+ * an `initialize` carrying the schema) on stdin, system messages through a private file (never
+ * argv), in the working directory core chose; `--resume` continues a session.
  */
 export async function* printTurn(
   o: ClaudeCodeAdapterOptions,
   request: ToolRequest,
   ctx: ChatContext,
-  settings: EffectiveSettings,
+  turn: TurnSettings,
   onRateLimit: (info: RateLimitInfo) => Promise<void>,
 ): AsyncGenerator<StreamEvent> {
+  let proc: RunningProcess | undefined;
   try {
-    const system = systemText(request.messages);
-    let systemPromptFile: string | undefined;
-    if (system.trim()) {
-      systemPromptFile = path.join(await ctx.scratchDir(), 'system-prompt.md');
-      await writeFile(systemPromptFile, system, { mode: 0o600 });
-    }
+    const { tmpDir, systemPromptFile } = await runFiles(ctx, request);
+    const structured = request.responseFormat ? nativeSchema(request.responseFormat) : undefined;
     const mode = o.systemPrompt ?? 'auto';
     const args = buildChatArgs({
-      settings,
-      model: request.model,
+      accessArgs: turn.access.args,
+      additionalDirs: turn.access.access === 'none' ? [] : request.additionalDirs,
+      model: turn.model,
+      maxTurns: turn.maxTurns,
       systemPromptFile,
-      systemPromptMode: mode === 'auto' ? (settings.toolAccess === 'none' ? 'replace' : 'append') : mode,
-      persistSession: o.persistSessions ?? false,
+      systemPromptMode: mode === 'auto' ? (turn.access.access === 'none' ? 'replace' : 'append') : mode,
+      persistSession: turn.persist,
+      ...(request.resume ? { resume: request.resume } : {}),
       extraArgs: o.extraArgs ?? [],
     });
-    const proc = spawnProcess({
+    ctx.signal.throwIfAborted();
+    proc = spawnProcess({
       command: o.command ?? 'claude',
       args,
-      stdin: renderConversation(request.messages, { includeSystem: false }),
-      env: { ...ctx.env, CLAUDE_CODE_MAX_RETRIES: String(o.maxRetries ?? 0) },
+      stdin: (structured ? initializeLine('init', structured.schema) : '') + userLine(request.messages),
+      env: runEnv(o, ctx.env, tmpDir, structured !== undefined),
       cwd: ctx.cwd,
       signal: ctx.signal,
       toolId: TOOL_ID,
     });
-    const parser = new StreamParser();
-    for await (const line of proc) {
-      const { events, rateLimit } = parser.push(line);
-      if (rateLimit) await onRateLimit(rateLimit);
-      for (const event of events) yield event;
+    const parser = new StreamParser(structured ? { structured: { wrapped: structured.wrapped } } : {});
+    let exit: ExitInfo = { exitCode: null, signal: null, stderrTail: '' };
+    let grace: NodeJS.Timeout | undefined;
+    try {
+      for await (const line of proc) {
+        if (parser.done) continue;
+        const { events, rateLimit } = parser.push(line);
+        if (rateLimit) await onRateLimit(rateLimit);
+        for (const event of events) yield event;
+        if (parser.done) grace = setTimeout(() => proc?.kill(), AFTER_RESULT_GRACE_MS);
+      }
+      exit = await proc.result;
+    } catch (e) {
+      // Ended by us after its answer: the answer stands.
+      if (!parser.done) throw e;
+    } finally {
+      clearTimeout(grace);
     }
-    const exit = await proc.result;
-    yield { type: 'result', result: parser.finish(exit) };
+    const result = parser.finish(exit);
+    yield { type: 'result', result: { ...result, metadata: { ...result.metadata, permissions: turn.access.report, transport: 'spawn' } } };
   } catch (e) {
     throw toolFailure(e, 'Claude Code', TOOL_ID);
+  } finally {
+    if (proc) {
+      proc.kill();
+      await proc.result.catch(() => undefined);
+    }
   }
 }

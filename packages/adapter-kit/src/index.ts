@@ -3,6 +3,7 @@
  * on it holds only what is truly about its tool: argv, event parsing, failure classification,
  * credential and usage reading.
  */
+export { otherActivity } from './activity.js';
 export { adapterConfig, configPrefix, type AdapterConfig, type KeyDeclaration } from './config.js';
 export { defineAdapter, type AdapterSpec } from './define.js';
 export { alreadyLoggedIn, firstSignInUrl, LoginManager, type LoginSpec } from './login.js';
@@ -19,6 +20,7 @@ export {
   type RunningProcess,
   type SpawnOptions,
 } from './runner.js';
+export { writeImageFiles } from './images.js';
 export { findMarked, findMarkedSync, killStragglers, RUN_MARKER_ENV } from './stragglers.js';
 export { imagesOf, integerUsage, messageText, parseJsonLine, renderConversation, stripAnsi, systemText } from './text.js';
 export { groupRssBytes, WarmPool, type WarmLease, type WarmMember, type WarmPoolOptions } from './warm-pool.js';

@@ -2,6 +2,7 @@ import { spawn as crossSpawn } from 'cross-spawn';
 import type { ChildProcess } from 'node:child_process';
 import { spawn as nodeSpawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { readySpawner, SPAWNER_GONE, type SpawnedChild } from './spawner.js';
 import { killMarkedSync, killStragglers, newRunMarker, RUN_MARKER_ENV } from './stragglers.js';
 import { AbortedError, ProviderExecutionError, TimeoutError, ToolUnavailableError, ToolbridgeError } from '@toolbridge/core';
 
@@ -45,11 +46,16 @@ export interface SpawnOptions {
   onStderr?: (text: string) => void;
 }
 
+/** Set (with ELECTRON_RUN_AS_NODE) when the guard runs on Electron's binary; the guard removes both. */
+const GUARD_AS_NODE = 'TOOLBRIDGE_GUARD_AS_NODE';
+
 /** Run as `node -e ORPHAN_GUARD <command> <args...>` (see `orphanGuard`). */
 const ORPHAN_GUARD = `
 const { spawn } = require('child_process');
 const [cmd, ...args] = process.argv.slice(1);
-const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+const env = { ...process.env };
+if (env.${GUARD_AS_NODE}) { delete env.${GUARD_AS_NODE}; delete env.ELECTRON_RUN_AS_NODE; }
+const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], env });
 child.on('error', (e) => { process.stderr.write('toolbridge-guard: ' + e.code + '\\n'); process.exit(127); });
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 const endGroup = () => {
@@ -191,7 +197,11 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
     w?.();
   };
 
-  let child: ChildProcess;
+  let proc: SpawnedChild | ChildProcess | undefined;
+  const decoder = new StringDecoder('utf8');
+  const stderrDecoder = new StringDecoder('utf8');
+  let exitCode: number | null = null;
+  let exitSignal: NodeJS.Signals | null = null;
   let resolveResult!: (r: ProcessResult) => void;
   let rejectResult!: (e: unknown) => void;
   const result = new Promise<ProcessResult>((res, rej) => {
@@ -204,8 +214,16 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
   const terminate = (reason: ToolbridgeError) => {
     if (finished) return;
     if (!failure) failure = reason;
-    const pid = child?.pid;
-    if (pid === undefined) return;
+    const pid = proc?.pid;
+    if (pid === undefined) {
+      // Still being started by the spawner: it is ended as soon as it arrives (see attach), and
+      // the run does not wait for it past the kill grace.
+      if (!killTimer) {
+        killTimer = setTimeout(() => settleEarly(), killGraceMs + 1000);
+        killTimer.unref();
+      }
+      return;
+    }
     signalGroup(pid, 'SIGTERM');
     if (!killTimer) {
       killTimer = setTimeout(() => {
@@ -215,44 +233,30 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
     }
   };
 
-  const onAbort = () => {
+  const cancelled = () => {
     const reason = signal?.reason;
-    terminate(ToolbridgeError.isInstance(reason) ? reason : new AbortedError(`${label} was cancelled`, { toolId }));
+    return ToolbridgeError.isInstance(reason) ? reason : new AbortedError(`${label} was cancelled`, { toolId });
   };
+  const onAbort = () => terminate(cancelled());
+
+  /** A run that ends before it has a process (cancelled first, failed to start). */
+  function settleEarly(reason?: ToolbridgeError) {
+    if (finished || streamDone) return;
+    if (reason && !failure) failure = reason;
+    streamDone = true;
+    if (deadline) clearTimeout(deadline);
+    signal?.removeEventListener('abort', onAbort);
+    rejectResult(failure);
+    notify();
+  }
 
   if (signal?.aborted) {
     // Cancelled before it started: nothing is spawned and the prompt goes nowhere.
-    const reason = signal.reason;
-    failure = ToolbridgeError.isInstance(reason) ? reason : new AbortedError(`${label} was cancelled`, { toolId });
-    streamDone = true;
-    rejectResult(failure);
-    return handle(undefined);
+    settleEarly(cancelled());
+    return handle();
   }
 
-  // The guard is this process's stand-in inside the tool's process group: when its stdin closes
-  // (we exited, even by SIGKILL, and the kernel closed the pipe) it ends the whole group.
-  const [file, argv] = options.orphanGuard ? [process.execPath, ['-e', ORPHAN_GUARD, command, ...args]] : [command, [...args]];
-  try {
-    child = crossSpawn(file, argv, {
-      cwd: options.cwd,
-      env: marker ? { ...(options.env ?? process.env), [RUN_MARKER_ENV]: marker } : (options.env ?? process.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
-  } catch (e) {
-    failure = spawnFailure(e as NodeJS.ErrnoException, command, toolId);
-    streamDone = true;
-    rejectResult(failure);
-    return handle(undefined);
-  }
-
-  installExitHook();
-  if (child.pid !== undefined) liveGroups.add(child.pid);
-  if (marker) liveMarkers.add(marker);
-
-  if (signal?.aborted) onAbort();
-  else signal?.addEventListener('abort', onAbort, { once: true });
+  signal?.addEventListener('abort', onAbort, { once: true });
   if (timeoutMs !== undefined && timeoutMs > 0) {
     deadline = setTimeout(
       () => terminate(new TimeoutError(`${label} did not finish within ${timeoutMs} ms`, { toolId, timeoutMs })),
@@ -260,75 +264,122 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
     );
   }
 
-  child.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'ENOENT' || e.code === 'EACCES') {
-      failure ??= spawnFailure(e, command, toolId);
-    } else {
-      failure ??= new ProviderExecutionError(`${label} could not be run: ${e.message}`, { toolId, cause: e });
+  // The guard is this process's stand-in inside the tool's process group: when its stdin closes
+  // (we exited, even by SIGKILL, and the kernel closed the pipe) it ends the whole group.
+  const [file, argv] = options.orphanGuard ? [process.execPath, ['-e', ORPHAN_GUARD, command, ...args]] : [command, [...args]];
+  const toolEnv = marker ? { ...(options.env ?? process.env), [RUN_MARKER_ENV]: marker } : (options.env ?? process.env);
+  // In Electron, process.execPath is the app: the guard must be told to run as Node (and not pass that on).
+  const env = options.orphanGuard && process.versions.electron ? { ...toolEnv, ELECTRON_RUN_AS_NODE: '1', [GUARD_AS_NODE]: '1' } : toolEnv;
+  // Short runs start from the spawner (see spawner.ts); long-lived ones, which gain nothing, directly.
+  const spawner = options.interactive || options.orphanGuard ? undefined : readySpawner();
+  if (spawner) {
+    spawner.spawn(file, argv, { cwd: options.cwd, env, stdin: options.stdin }).then(attach, (e: NodeJS.ErrnoException) => {
+      // The helper itself went away before it started the tool: start it here instead.
+      if (e.code === SPAWNER_GONE && !failure) spawnDirect();
+      else settleEarly(spawnFailure(e, command, toolId));
+    });
+  } else spawnDirect();
+  return handle();
+
+  function spawnDirect() {
+    try {
+      attach(
+        crossSpawn(file, argv, {
+          cwd: options.cwd,
+          env,
+          stdio: ['pipe', 'pipe', 'pipe'],
+          detached: process.platform !== 'win32',
+          windowsHide: true,
+        }),
+      );
+    } catch (e) {
+      settleEarly(spawnFailure(e as NodeJS.ErrnoException, command, toolId));
     }
-    finish(null, null);
-  });
+  }
 
-  // EPIPE when the tool exits without reading its input is not our failure; the exit code tells.
-  child.stdin?.on('error', () => {});
-  if (options.interactive || options.orphanGuard) {
-    if (options.stdin !== undefined) child.stdin?.write(options.stdin);
-  } else if (options.stdin !== undefined) child.stdin?.end(options.stdin);
-  else child.stdin?.end();
-
-  const decoder = new StringDecoder('utf8');
-  child.stdout?.on('data', (chunk: Buffer) => {
-    // Once the run has failed (timeout, abort, a cap), nothing more of its output is used.
-    if (failure) return;
-    stdoutBytes += chunk.length;
-    if (stdoutBytes > maxOutputBytes) {
-      terminate(new ProviderExecutionError(`${label} produced more than ${maxOutputBytes} bytes of output`, { toolId }));
+  function attach(started: SpawnedChild | ChildProcess) {
+    if (streamDone) {
+      // Arrived after the run gave up on it: end it and let its pipes go.
+      if (started.pid !== undefined) signalGroup(started.pid, 'SIGKILL');
+      for (const s of [started.stdin, started.stdout, started.stderr]) s?.destroy();
       return;
     }
-    partial += decoder.write(chunk);
-    let nl: number;
-    while ((nl = partial.indexOf('\n')) >= 0) {
-      const line = partial.slice(0, nl).replace(/\r$/, '');
-      partial = partial.slice(nl + 1);
-      lines.push(line);
-    }
-    if (Buffer.byteLength(partial) > maxLineBytes) {
-      terminate(new ProviderExecutionError(`${label} wrote a line longer than ${maxLineBytes} bytes`, { toolId }));
-      partial = '';
-    }
-    notify();
-  });
+    if (killTimer) clearTimeout(killTimer);
+    killTimer = undefined;
+    proc = started;
+    const child = started;
+    // Cancelled or timed out while the spawner was starting it: end it at once.
+    if (failure) queueMicrotask(() => terminate(failure!));
+    installExitHook();
+    if (child.pid !== undefined) liveGroups.add(child.pid);
+    if (marker) liveMarkers.add(marker);
 
-  const stderrDecoder = new StringDecoder('utf8');
-  child.stderr?.on('data', (chunk: Buffer) => {
-    const text = stderrDecoder.write(chunk);
-    options.onStderr?.(text);
-    stderrTail = (stderrTail + text).slice(-stderrTailBytes);
-  });
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT' || e.code === 'EACCES') {
+        failure ??= spawnFailure(e, command, toolId);
+      } else {
+        failure ??= new ProviderExecutionError(`${label} could not be run: ${e.message}`, { toolId, cause: e });
+      }
+      finish(null, null);
+    });
 
-  let exitCode: number | null = null;
-  let exitSignal: NodeJS.Signals | null = null;
-  child.on('exit', (code, sig) => {
-    exited = true;
-    exitCode = code;
-    exitSignal = sig;
-    // Descendants left running by the tool hold our pipes open; end them too.
-    if (child.pid !== undefined && groupAlive(child.pid)) {
-      signalGroup(child.pid, 'SIGTERM');
+    // EPIPE when the tool exits without reading its input is not our failure; the exit code tells.
+    child.stdin?.on('error', () => {});
+    if (options.interactive || options.orphanGuard) {
+      if (options.stdin !== undefined) child.stdin?.write(options.stdin);
+    } else if (options.stdin !== undefined) child.stdin?.end(options.stdin);
+    else child.stdin?.end();
+
+    child.stdout?.on('data', (chunk: Buffer) => {
+      // Once the run has failed (timeout, abort, a cap), nothing more of its output is used.
+      if (failure) return;
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > maxOutputBytes) {
+        terminate(new ProviderExecutionError(`${label} produced more than ${maxOutputBytes} bytes of output`, { toolId }));
+        return;
+      }
+      partial += decoder.write(chunk);
+      let nl: number;
+      while ((nl = partial.indexOf('\n')) >= 0) {
+        const line = partial.slice(0, nl).replace(/\r$/, '');
+        partial = partial.slice(nl + 1);
+        lines.push(line);
+      }
+      if (Buffer.byteLength(partial) > maxLineBytes) {
+        terminate(new ProviderExecutionError(`${label} wrote a line longer than ${maxLineBytes} bytes`, { toolId }));
+        partial = '';
+      }
+      notify();
+    });
+
+    child.stderr?.on('data', (chunk: Buffer) => {
+      const text = stderrDecoder.write(chunk);
+      options.onStderr?.(text);
+      stderrTail = (stderrTail + text).slice(-stderrTailBytes);
+    });
+
+    child.on('exit', (code, sig) => {
+      exited = true;
+      exitCode = code;
+      exitSignal = sig;
+      // Descendants left running by the tool hold our pipes open; end them too.
+      if (child.pid !== undefined && groupAlive(child.pid)) {
+        signalGroup(child.pid, 'SIGTERM');
+        const t = setTimeout(() => {
+          if (child.pid !== undefined && groupAlive(child.pid)) signalGroup(child.pid, 'SIGKILL');
+        }, killGraceMs);
+        t.unref();
+      }
+      // If pipes still do not close, do not wait forever.
       const t = setTimeout(() => {
-        if (child.pid !== undefined && groupAlive(child.pid)) signalGroup(child.pid, 'SIGKILL');
-      }, killGraceMs);
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish(exitCode, exitSignal);
+      }, killGraceMs + 1000);
       t.unref();
-    }
-    // If pipes still do not close, do not wait forever.
-    const t = setTimeout(() => {
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      finish(exitCode, exitSignal);
-    }, killGraceMs + 1000);
-    t.unref();
-  });
-  child.on('close', (code, sig) => finish(code ?? exitCode, (sig as NodeJS.Signals | null) ?? exitSignal));
+    });
+    child.on('close', (code: number | null, sig: NodeJS.Signals | null) => finish(code ?? exitCode, sig ?? exitSignal));
+  }
 
   function finish(code: number | null, sig: NodeJS.Signals | null) {
     if (finished) return;
@@ -338,8 +389,8 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
     partial = '';
     if (deadline) clearTimeout(deadline);
     signal?.removeEventListener('abort', onAbort);
-    if (child.pid !== undefined) {
-      const pid = child.pid;
+    if (proc?.pid !== undefined) {
+      const pid = proc.pid;
       if (!groupAlive(pid)) {
         liveGroups.delete(pid);
         if (killTimer) clearTimeout(killTimer);
@@ -365,7 +416,9 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
     };
     // The run is over only when nothing of it is left running.
     if (marker) {
-      void killStragglers(marker)
+      // A run of less than a minute cannot have seen pids wrap round and past its first one.
+      const fromPid = performance.now() - started < 60_000 ? proc?.pid : undefined;
+      void killStragglers(marker, undefined, fromPid)
         .catch(() => [])
         .then(() => {
           liveMarkers.delete(marker);
@@ -374,11 +427,11 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
     } else settle();
   }
 
-  return handle(child);
-
-  function handle(proc: ChildProcess | undefined): RunningProcess {
+  function handle(): RunningProcess {
     return {
-      pid: proc?.pid,
+      get pid() {
+        return proc?.pid;
+      },
       result,
       kill(reason) {
         terminate(reason ?? new AbortedError(`${label} was stopped`, { toolId }));

@@ -1,5 +1,6 @@
 import { parseJsonLine } from '@toolbridge/adapter-kit';
-import { tail, type ActivityStatus, type ChatResult, type StreamEvent, type ToolbridgeError } from '@toolbridge/core';
+import { type ChatResult, type StreamEvent, type ToolbridgeError } from '@toolbridge/core';
+import { ActivityTracker } from './activity.js';
 import { classifyError, errorInfoOf } from './failures.js';
 
 /** Token counts as OpenCode reports them on `step_finish` (input without cache, output without reasoning). */
@@ -11,9 +12,6 @@ interface StepTokens {
   cacheWrite: number;
   total: number;
 }
-
-/** OpenCode's tool states as activity statuses. */
-const TOOL_STATUS: Record<string, ActivityStatus> = { pending: 'started', running: 'updated', completed: 'completed', error: 'failed' };
 
 /** Text parts of one answer are separate paragraphs (e.g. before and after a tool call). */
 const PART_SEPARATOR = '\n\n';
@@ -35,7 +33,10 @@ export class RunAccumulator {
   /** The first error event: it says why the run failed. */
   error: ToolbridgeError | undefined;
   unrecognisedLines = 0;
+  /** Tool calls OpenCode auto-rejected (an `ask` rule nobody could answer). */
+  refusals = 0;
   private unnamed = 0;
+  private readonly activity = new ActivityTracker();
 
   get sawText(): boolean {
     return this.textParts > 0;
@@ -59,38 +60,13 @@ export class RunAccumulator {
         this.text += delta;
         return [{ type: 'delta', text: delta }];
       }
-      case 'reasoning': {
-        const text = typeof part.text === 'string' ? part.text : '';
-        const id = typeof part.id === 'string' ? part.id : `reasoning-${++this.unnamed}`;
-        return [
-          {
-            type: 'activity',
-            activity: { id, kind: 'reasoning', status: 'completed', title: text.split('\n')[0]!.slice(0, 80) || 'Reasoning', text },
-          },
-        ];
-      }
+      case 'reasoning':
+        // `run` prints a reasoning part once, when it has ended.
+        return this.activities({ ...part, time: { end: event.timestamp ?? 0, ...record(part.time) } });
       case 'tool_use': {
-        const state = record(part.state);
-        const tool = typeof part.tool === 'string' ? part.tool : 'tool';
-        const title = typeof state.title === 'string' && state.title ? state.title : undefined;
-        const id = typeof part.callID === 'string' ? part.callID : typeof part.id === 'string' ? part.id : `tool-${++this.unnamed}`;
-        const input = state.input === undefined ? undefined : tail(JSON.stringify(state.input), 2000);
-        const output =
-          typeof state.output === 'string' ? tail(state.output, 2000) : typeof state.error === 'string' ? state.error : undefined;
-        return [
-          {
-            type: 'activity',
-            activity: {
-              id,
-              kind: 'tool_call',
-              status: TOOL_STATUS[String(state.status)] ?? 'updated',
-              title: title ? `${tool}: ${title}` : tool,
-              name: tool,
-              ...(input ? { input } : {}),
-              ...(output ? { output } : {}),
-            },
-          },
-        ];
+        const error = record(part.state).error;
+        if (typeof error === 'string' && /rejected permission/i.test(error)) this.refusals++;
+        return this.activities(part);
       }
       case 'step_finish':
         this.addStep(part);
@@ -109,6 +85,10 @@ export class RunAccumulator {
           },
         ];
     }
+  }
+
+  private activities(part: Record<string, unknown>): StreamEvent[] {
+    return this.activity.accept(part).map((activity) => ({ type: 'activity', activity }));
   }
 
   private addStep(part: Record<string, unknown>): void {

@@ -29,7 +29,9 @@ describe('real claude 2.1.330 through the AI SDK (real ai 7)', () => {
       ANTHROPIC_BASE_URL: server.url,
       ANTHROPIC_API_KEY: 'dummy',
     };
-    provider = createToolbridge({ options: { adapters: [createClaudeCodeAdapter()], env } });
+    // Spawn per chat: the abort test below sees the process go. (A warm Claude Code process is
+    // interrupted and kept instead; the adapter's own tests cover that.)
+    provider = createToolbridge({ options: { adapters: [createClaudeCodeAdapter({ warm: false })], env } });
   });
   afterAll(async () => {
     await provider.close();

@@ -88,6 +88,8 @@ describe('registry concurrency limits', () => {
     const t = gatedTool('alpha');
     const registry = createRegistry({ adapters: [t.adapter], env: {}, concurrency: { maxConcurrent: 1, maxQueued: 4 } });
     const first = registry.chat('alpha', hello);
+    // The first chat holds the slot before the second asks (a loaded machine plans a session slowly).
+    await waitFor(() => t.counts.chats === 1, 5000, 'the first chat to start');
     const err = await registry.chat('alpha', hello, { timeoutMs: 80 }).catch((e: unknown) => e);
     expect(TimeoutError.isInstance(err)).toBe(true);
     expect((err as Error).message).toMatch(/timed out after 80 ms while waiting for a free slot/);

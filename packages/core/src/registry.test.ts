@@ -12,7 +12,7 @@ import {
 import { createRegistry } from './registry.js';
 import { AGENT_CAPABILITIES, RUNTIME_CAPABILITIES } from './types.js';
 import { textOf } from './request.js';
-import { streamFrom } from '@toolbridge/test-suite';
+import { streamFrom, waitFor } from '@toolbridge/test-suite';
 
 function memoryAdapter(
   id: string,
@@ -246,7 +246,8 @@ describe('registry', () => {
     });
     const registry = createRegistry({ adapters: [a.adapter], env: {} });
     const pending = registry.chat('alpha', hello).catch((e) => e);
-    await new Promise((r) => setTimeout(r, 20));
+    // Close while the tool runs the chat (waiting for that state, not a fixed 20 ms a loaded machine outlasts).
+    await waitFor(() => a.calls.chat === 1, 5000, 'the chat to reach the tool');
     await registry.close();
     expect(await pending).toBeInstanceOf(ToolUnavailableError);
     await expect(registry.chat('alpha', hello)).rejects.toThrow(/shutting down/);
@@ -290,7 +291,8 @@ describe('registry', () => {
     });
     const registry = createRegistry({ adapters: [a.adapter], env: {} });
     const pending = registry.chat('alpha', hello).catch((e) => e);
-    await new Promise((r) => setTimeout(r, 20));
+    // Close while the tool runs the chat (waiting for that state, not a fixed 20 ms a loaded machine outlasts).
+    await waitFor(() => a.calls.chat === 1, 5000, 'the chat to reach the tool');
     await registry.close();
     expect(cleaned).toBe(true);
     expect(await pending).toBeInstanceOf(ToolUnavailableError);

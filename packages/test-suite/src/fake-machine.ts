@@ -21,6 +21,8 @@ export interface FakeRoute {
   floodLine?: string;
   /** Milliseconds between stdout lines. */
   delayMs?: number;
+  /** A report the tool writes where its argv says (`<flag><path>`), e.g. Copilot's usage file: this file is copied there. */
+  argFile?: { flag: string; file: string };
 }
 
 /**
@@ -34,6 +36,8 @@ export interface FakeCliDefinition {
   noStdin: string[];
   /** Variables the tool reads, pointed into the machine's HOME (e.g. `CODEX_HOME`). */
   env?: (home: string) => Record<string, string>;
+  /** Files the tool keeps in HOME (e.g. a login it reads offline), by path relative to HOME. */
+  homeFiles?: Record<string, string>;
 }
 
 /** A service a machine runs beside its CLIs (e.g. an in-test Ollama), with the env that points at it. */
@@ -67,6 +71,8 @@ const run = async () => {
     process.stdout.write(line);
     if (route.delayMs) await new Promise((r) => setTimeout(r, route.delayMs));
   }
+  const report = route.argFile && argv.find((a) => a.startsWith(route.argFile.flag));
+  if (report) fs.copyFileSync(route.argFile.file, report.slice(route.argFile.flag.length));
   if (route.child) require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
   if (route.floodLine) {
     const chunk = route.floodLine.repeat(256);
@@ -115,7 +121,13 @@ export async function makeFakeMachine(options: {
   const home = path.join(tmp.dir, 'home');
   await mkdir(home, { recursive: true });
   await mkdir(binDir, { recursive: true });
-  for (const cli of options.clis) await writeFakeBin(binDir, cli.bin, script(cli, binDir));
+  for (const cli of options.clis) {
+    await writeFakeBin(binDir, cli.bin, script(cli, binDir));
+    for (const [rel, text] of Object.entries(cli.homeFiles ?? {})) {
+      await mkdir(path.dirname(path.join(home, rel)), { recursive: true });
+      await writeFile(path.join(home, rel), text);
+    }
+  }
   const env: NodeJS.ProcessEnv = {
     PATH: [binDir, pathWithout()].join(path.delimiter),
     HOME: home,

@@ -1,6 +1,8 @@
 import type { ToolAdapter } from '@toolbridge/core';
 import { createClaudeCodeAdapter, type ClaudeCodeAdapterOptions } from '@toolbridge/adapter-claude-code';
 import { createCodexAdapter, type CodexAdapterOptions } from '@toolbridge/adapter-codex';
+import { createCopilotCliAdapter, type CopilotCliAdapterOptions } from '@toolbridge/adapter-copilot-cli';
+import { createGeminiCliAdapter, type GeminiCliAdapterOptions } from '@toolbridge/adapter-gemini-cli';
 import { createOllamaAdapter, type OllamaAdapterOptions } from '@toolbridge/adapter-ollama';
 import { createOpenCodeAdapter, type OpenCodeAdapterOptions } from '@toolbridge/adapter-opencode';
 
@@ -8,15 +10,19 @@ export interface DefaultAdapterOptions {
   codex?: CodexAdapterOptions;
   claudeCode?: ClaudeCodeAdapterOptions;
   opencode?: OpenCodeAdapterOptions;
+  gemini?: GeminiCliAdapterOptions;
+  copilot?: CopilotCliAdapterOptions;
   ollama?: OllamaAdapterOptions;
 }
 
-/** All four adapters, in the order tools are listed. */
+/** All six adapters, in the order tools are listed: the agents, then the runtime. */
 export function defaultAdapters(options: DefaultAdapterOptions = {}): ToolAdapter[] {
   return [
     createCodexAdapter(options.codex),
     createClaudeCodeAdapter(options.claudeCode),
     createOpenCodeAdapter(options.opencode),
+    createGeminiCliAdapter(options.gemini),
+    createCopilotCliAdapter(options.copilot),
     createOllamaAdapter(options.ollama),
   ];
 }

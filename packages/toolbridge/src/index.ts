@@ -1,7 +1,7 @@
 /**
- * toolbridge: use the AI tools already on this machine (Codex, Claude Code, OpenCode, Ollama)
- * through one interface. The public API, by name: process and stream internals stay in
- * `@toolbridge/core` and `@toolbridge/adapter-kit`.
+ * toolbridge: use the AI tools already on this machine (Codex, Claude Code, OpenCode, Gemini CLI,
+ * Copilot CLI, Ollama) through one interface. The public API, by name: process and stream
+ * internals stay in `@toolbridge/core` and `@toolbridge/adapter-kit`.
  */
 export {
   createToolbridge,
@@ -101,4 +101,6 @@ export {
 export { createCodexAdapter, type CodexAdapterOptions } from '@toolbridge/adapter-codex';
 export { createClaudeCodeAdapter, type ClaudeCodeAdapterOptions } from '@toolbridge/adapter-claude-code';
 export { createOpenCodeAdapter, type OpenCodeAdapterOptions } from '@toolbridge/adapter-opencode';
+export { createGeminiCliAdapter, type GeminiCliAdapterOptions } from '@toolbridge/adapter-gemini-cli';
+export { createCopilotCliAdapter, type CopilotCliAdapterOptions } from '@toolbridge/adapter-copilot-cli';
 export { createOllamaAdapter, type OllamaAdapterOptions } from '@toolbridge/adapter-ollama';

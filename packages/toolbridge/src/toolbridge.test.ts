@@ -6,16 +6,19 @@ const hello = { messages: [{ role: 'user' as const, content: 'Say hello (secret 
 const { setup, ollama } = useToolbridgeFixture();
 
 describe('toolbridge with the default adapters, end to end', () => {
-  it('discovers all four tools with their versions and models', async () => {
+  it('discovers all six tools with their versions and models', async () => {
     const { tb } = await setup();
     const tools = await tb.discover();
-    expect(tools.map((t) => t.id)).toEqual(['codex', 'claude-code', 'opencode', 'ollama']);
+    expect(tools.map((t) => t.id)).toEqual(['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'ollama']);
     for (const t of tools) expect(t).toMatchObject({ available: true });
     const byId = Object.fromEntries(tools.map((t) => [t.id, t]));
     expect(byId.codex!.version).toContain('0.169.0');
     expect(byId['claude-code']!.version).toContain('2.1.330');
     expect(byId.opencode!.version).toContain('1.18.33');
     expect(byId.opencode!.models).toContain('opencode/big-pickle');
+    expect(byId.gemini!.version).toBe('0.61.0');
+    expect(byId.gemini!.capabilities).toContain('vision');
+    expect(byId.copilot!.version).toBe('1.0.102');
     expect(byId.ollama!.version).toBe('0.9.0');
     expect(byId.ollama!.models).toEqual(expect.arrayContaining(['llama3.2:1b', 'qwen3:14b']));
     expect(byId.ollama!.type).toBe('runtime');
@@ -26,6 +29,8 @@ describe('toolbridge with the default adapters, end to end', () => {
     ['codex', 'Hello from mock'],
     ['claude-code', 'Hello from mock'],
     ['opencode', 'Hello from mock'],
+    ['gemini', 'Hello from mock'],
+    ['copilot', 'Hello from mock'],
     ['ollama', 'Hello from ollama'],
   ])('connects to %s and chats: { message, usage, metadata }', async (toolId, text) => {
     const { tb } = await setup();
@@ -108,7 +113,7 @@ describe('toolbridge with the default adapters, end to end', () => {
     await clis.setMode('claude', 'logged_out');
     const records = await tb.checkAllToolsHealth();
     const byId = Object.fromEntries(records.map((r) => [r.toolId, r]));
-    expect(Object.keys(byId).sort()).toEqual(['claude-code', 'codex', 'ollama', 'opencode']);
+    expect(Object.keys(byId).sort()).toEqual(['claude-code', 'codex', 'copilot', 'gemini', 'ollama', 'opencode']);
     expect(byId.codex).toMatchObject({
       status: 'healthy',
       available: true,
@@ -118,6 +123,10 @@ describe('toolbridge with the default adapters, end to end', () => {
     });
     expect(byId['claude-code']).toMatchObject({ available: true, authenticated: false, authStatus: 'unauthenticated' });
     expect(byId.ollama).toMatchObject({ status: 'healthy', authSupported: false, authStatus: 'not_required' });
+    // Read offline from the files their logins leave (the fake machine's HOME has them).
+    expect(byId.gemini).toMatchObject({ status: 'healthy', authenticated: true, authStatus: 'authenticated' });
+    expect(byId.copilot).toMatchObject({ status: 'healthy', authenticated: true, authStatus: 'authenticated' });
+    expect(byId.gemini!.usageLimits).toMatchObject({ status: 'unavailable' });
     for (const r of records) expect(Date.parse(r.checkedAt)).not.toBeNaN();
   });
 });

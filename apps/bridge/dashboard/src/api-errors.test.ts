@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { failureFrom, failureText, isTokenFailure, parseRetryAfter } from './api-errors.js';
+import { failureFrom, failureText, isTokenFailure, parseRetryAfter, problemsOf } from './api-errors.js';
 
 const now = Date.parse('2026-01-01T00:00:00Z');
 
@@ -55,5 +55,20 @@ describe('isTokenFailure', () => {
     expect(isTokenFailure({ status: 401, code: 'unauthorized' })).toBe(true);
     expect(isTokenFailure({ status: 401, code: 'tool_auth_required' })).toBe(false);
     expect(isTokenFailure({ status: 403, code: 'forbidden' })).toBe(false);
+  });
+});
+
+describe('schema mismatch problems', () => {
+  it('lists the validation errors of a 502 schema_mismatch under the message', () => {
+    const body = JSON.stringify({
+      error: {
+        code: 'provider_execution_failed',
+        message: 'codex did not answer with JSON matching the requested schema (after one repair turn): must be integer',
+        details: { reason: 'schema_mismatch', errors: [{ path: '/age', message: 'must be integer' }, { path: '', message: 'x' }, 7] },
+      },
+    });
+    expect(failureFrom(502, body, null, 0).problems).toEqual(['/age: must be integer', 'answer: x']);
+    expect(problemsOf(undefined)).toEqual([]);
+    expect(problemsOf({ errors: 'no' })).toEqual([]);
   });
 });

@@ -9,6 +9,8 @@ export interface ApiFailure {
   /** From `Retry-After` (a busy tool's queue is full) or the envelope's `retryAfterMs`. */
   retryAfterSeconds?: number;
   attempts?: Attempt[];
+  /** Specific problems to list under the message (a schema mismatch's validation errors). */
+  problems?: string[];
 }
 
 /** `Retry-After` is seconds or an HTTP date. */
@@ -37,7 +39,18 @@ export function failureFrom(status: number, bodyText: string, retryAfterHeader: 
     message: typeof error?.message === 'string' && error.message ? error.message : `the bridge answered HTTP ${status}`,
     ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
     ...(Array.isArray(error?.attempts) ? { attempts: error.attempts } : {}),
+    ...(problemsOf(error?.details).length ? { problems: problemsOf(error?.details) } : {}),
   };
+}
+
+/** A schema mismatch's validation errors (`details.errors`: `{ path, message }`) as lines: "/age: must be integer". */
+export function problemsOf(details: Record<string, unknown> | undefined): string[] {
+  const errors = details?.errors;
+  if (!Array.isArray(errors)) return [];
+  return errors
+    .filter((e): e is { path?: unknown; message: string } => typeof e === 'object' && e !== null && typeof e.message === 'string')
+    .slice(0, 20)
+    .map((e) => `${typeof e.path === 'string' && e.path && e.path !== '/' ? e.path : 'answer'}: ${e.message}`);
 }
 
 /** "tool_unavailable: the queue is full (try again in 5 s)". */

@@ -70,3 +70,8 @@ export async function postStream(
   }
   onMessage({ event: 'done', data: await res.text() });
 }
+
+/** DELETE a resource (204, no body). */
+export async function deleteResource(path: string): Promise<void> {
+  await call(path, { method: 'DELETE', headers: headers({ Accept: 'application/json' }) });
+}

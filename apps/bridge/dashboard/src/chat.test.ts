@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { attemptRow, chatCall, moveItem, summarizeDone } from './chat.js';
+import { attemptRow, chatCall, metadataFacts, moveItem, responseFormatOf, summarizeDone } from './chat.js';
 
 const form = { mode: 'single' as const, toolId: 'ollama', providers: [], prompt: 'Say hello', model: '' };
 
@@ -68,5 +68,63 @@ describe('summarizeDone', () => {
 
   it('copes with a bare response', () => {
     expect(summarizeDone({ toolId: 'x' })).toEqual({ answer: '', facts: [['Tool', 'x']], usage: [], attempts: [] });
+  });
+});
+
+describe('chatCall with the agent options', () => {
+  it('sends the permission level, folder, schema, images and the session to continue', () => {
+    const image = { type: 'image' as const, data: 'AQ==', mediaType: 'image/png' };
+    const call = chatCall({
+      ...form,
+      permissions: 'workspace-write',
+      cwd: ' /tmp/project ',
+      schema: '{"type":"object","properties":{"n":{"type":"integer"}}}',
+      images: [image],
+      session: { id: 'tbs_abcdefgh', fork: true },
+    });
+    expect(call).toEqual({
+      path: '/chat/ollama',
+      body: {
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hello' }, image] }],
+        stream: true,
+        permissions: 'workspace-write',
+        cwd: '/tmp/project',
+        responseFormat: { type: 'json_schema', schema: { type: 'object', properties: { n: { type: 'integer' } } } },
+        sessionId: 'tbs_abcdefgh',
+        fork: true,
+      },
+    });
+    expect(chatCall({ ...form, prompt: '', images: [image] })).toMatchObject({ body: { messages: [{ content: [image] }] } });
+  });
+
+  it('refuses a schema that is not a JSON object before sending', () => {
+    expect(responseFormatOf('{"type": ')).toMatchObject({ error: expect.stringMatching(/^The JSON schema is not valid JSON/) });
+    expect(responseFormatOf('[1]')).toEqual({ error: 'The JSON schema must be a JSON object.' });
+    expect(responseFormatOf('  ')).toEqual({});
+    expect(chatCall({ ...form, schema: 'nope' })).toHaveProperty('error');
+  });
+});
+
+describe('summarizeDone with sessions, objects and metadata', () => {
+  it('shows the session, the object pretty-printed, the transport and the permissions applied', () => {
+    const s = summarizeDone({
+      toolId: 'codex',
+      sessionId: 'tbs_abcdefgh',
+      result: {
+        message: { content: '{"n":1}' },
+        object: { n: 1 },
+        metadata: { transport: 'warm', permissions: { requested: 'full', applied: 'workspace-write', note: 'narrowed' } },
+      },
+    });
+    expect(s.object).toBe('{\n  "n": 1\n}');
+    expect(s.facts).toEqual([
+      ['Tool', 'codex'],
+      ['Transport', 'warm'],
+      ['Permissions', 'workspace-write (asked: full)'],
+      ['Permissions note', 'narrowed'],
+      ['Session', 'tbs_abcdefgh'],
+    ]);
+    expect(metadataFacts({ permissions: { level: 'read-only', source: 'request' } })).toEqual([['Permissions', 'read-only']]);
+    expect(summarizeDone({ toolId: 'x', result: { message: { content: 'hi' } } }).object).toBeUndefined();
   });
 });

@@ -31,6 +31,8 @@ const GROUPS: Array<[prefix: string, name: string]> = [
   ['codex', 'Codex'],
   ['claudeCode', 'Claude Code'],
   ['opencode', 'OpenCode'],
+  ['gemini', 'Gemini CLI'],
+  ['copilot', 'Copilot CLI'],
   ['ollama', 'Ollama'],
 ];
 

@@ -84,6 +84,15 @@ export function formatLatency(ms: number): string {
   return `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
+/** "2.4 MB", "812 KB", "96 B". */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '–';
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  if (bytes < 1024 * 1024 * 1024) return `${(Math.round((bytes / (1024 * 1024)) * 10) / 10).toString()} MB`;
+  return `${(Math.round((bytes / (1024 * 1024 * 1024)) * 10) / 10).toString()} GB`;
+}
+
 /** "12 s", "3 min": how long ago something was checked. */
 export function formatAge(ms: number): string {
   if (ms < 60_000) return `${Math.max(0, Math.round(ms / 1000))} s`;

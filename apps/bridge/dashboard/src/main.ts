@@ -1,4 +1,4 @@
-/** The dashboard page: wires the token prompt, the tool cards, the playground and the config panel. */
+/** The dashboard page: wires the token prompt, the tool cards, the playground, the sessions and the config panel. */
 
 import { failureText, isTokenFailure, type ApiFailure } from './api-errors.js';
 import { ApiError, getJson, handleTokenFailures, sendJson } from './api.js';
@@ -6,6 +6,7 @@ import { ConfigPanel } from './config-panel.js';
 import { byId, keepFocus } from './dom.js';
 import { formatAge } from './format.js';
 import { Playground } from './playground.js';
+import { SessionsPanel } from './sessions-panel.js';
 import { clearToken, getToken, setToken } from './token.js';
 import { toolView } from './tool-state.js';
 import { renderCards, type LoginState } from './tools-view.js';
@@ -36,6 +37,14 @@ const state = {
 
 const playground = new Playground();
 const configPanel = new ConfigPanel();
+const sessionsPanel = new SessionsPanel({
+  onContinue: (s, fork) => {
+    playground.continueSession({ id: s.id, toolId: s.toolId, title: s.title }, fork);
+    byId('playground-heading').scrollIntoView({ block: 'start' });
+  },
+  onDeleted: (id) => playground.options.forgetSession(id),
+});
+playground.onFinished = () => void sessionsPanel.load();
 
 function render(): void {
   keepFocus(() =>
@@ -123,6 +132,7 @@ function tokenRefused(failure: ApiFailure): void {
 function loadAll(): void {
   void refresh(false);
   void configPanel.load();
+  void sessionsPanel.load();
 }
 
 handleTokenFailures(tokenRefused);
@@ -149,7 +159,10 @@ forgetToken.addEventListener('click', () => {
   askForToken('The token was removed from this tab. Enter it again to go on.');
 });
 
-refreshButton.addEventListener('click', () => void refresh(true));
+refreshButton.addEventListener('click', () => {
+  void refresh(true);
+  void sessionsPanel.load();
+});
 
 setInterval(() => {
   if (autoRefresh.checked && !document.hidden) void refresh(false);

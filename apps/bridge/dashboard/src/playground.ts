@@ -1,12 +1,15 @@
-/** The playground: one tool or an ordered fallback list, a prompt, the answer streamed in. */
+/** The playground: one tool or an ordered fallback list, a prompt, the answer and the agent's steps streamed in. */
 
-import { failureText, isTokenFailure } from './api-errors.js';
+import { ActivityTimeline } from './activity.js';
+import { renderTimeline } from './activity-view.js';
+import { failureText, isTokenFailure, problemsOf } from './api-errors.js';
 import { ApiError, postStream } from './api.js';
-import { attemptRow, chatCall, moveItem, summarizeDone } from './chat.js';
-import { byId, el, factList, keepFocus, replaceChildren } from './dom.js';
-import type { Attempt, ChatDone, DiscoveredTool, ErrorBody } from './types.js';
-
-const ATTEMPT_COLUMNS = ['Tool', 'Try', 'Stage', 'Outcome', 'Reason', 'Latency'];
+import { renderDone, renderError } from './answer-view.js';
+import { chatCall, moveItem } from './chat.js';
+import { ChatOptions, type SessionChoice } from './chat-options.js';
+import { byId, el } from './dom.js';
+import { renderFallbackList } from './fallback-list.js';
+import type { Activity, Attempt, ChatDone, DiscoveredTool, ErrorBody } from './types.js';
 
 export class Playground {
   private tools: DiscoveredTool[] = [];
@@ -14,6 +17,9 @@ export class Playground {
   private order: string[] = [];
   private included = new Set<string>();
   private controller?: AbortController;
+  readonly options = new ChatOptions();
+  /** Called after every finished chat (the Sessions panel reloads). */
+  onFinished: () => void = () => undefined;
 
   private readonly form = byId<HTMLFormElement>('chat-form');
   private readonly toolSelect = byId<HTMLSelectElement>('chat-tool');
@@ -29,6 +35,7 @@ export class Playground {
   private readonly answer = byId('chat-answer');
   private readonly error = byId('chat-error');
   private readonly result = byId('chat-result');
+  private readonly activity = byId('chat-activity');
 
   constructor() {
     this.form.addEventListener('submit', (e) => {
@@ -93,42 +100,14 @@ export class Playground {
   }
 
   private renderFallbackList(): void {
-    keepFocus(() => {
-      const items = this.order.map((id, index) => {
-        const tool = this.tools.find((t) => t.id === id)!;
-        const checkboxId = `fallback-${id}`;
-        const box = el('input', { type: 'checkbox', id: checkboxId, 'data-focus-key': `use-${id}`, checked: this.included.has(id) });
-        box.addEventListener('change', () => {
-          if (box.checked) this.included.add(id);
-          else this.included.delete(id);
-        });
-        const move = (delta: number, label: string, text: string) => {
-          const atEnd = delta < 0 ? index === 0 : index === this.order.length - 1;
-          const b = el(
-            'button',
-            {
-              type: 'button',
-              class: 'small',
-              'aria-label': `Move ${tool.name} ${label}`,
-              'data-focus-key': `${label}-${id}`,
-              disabled: atEnd,
-            },
-            text,
-          );
-          b.addEventListener('click', () => {
-            this.order = moveItem(this.order, index, delta);
-            this.renderFallbackList();
-          });
-          return b;
-        };
-        return el(
-          'li',
-          {},
-          el('label', { for: checkboxId }, box, ' ', tool.name, tool.available ? null : el('span', { class: 'muted' }, ' (not available)')),
-          el('span', { class: 'move' }, move(-1, 'up', '↑'), move(1, 'down', '↓')),
-        );
-      });
-      this.fallbackList.replaceChildren(...items);
+    renderFallbackList(this.fallbackList, {
+      tools: this.tools,
+      order: this.order,
+      included: this.included,
+      onMove: (index, delta) => {
+        this.order = moveItem(this.order, index, delta);
+        this.renderFallbackList();
+      },
     });
   }
 
@@ -138,33 +117,28 @@ export class Playground {
     this.answer.setAttribute('aria-busy', String(busy));
   }
 
-  private showError(text: string, attempts?: Attempt[]): void {
-    replaceChildren(this.error, el('p', {}, text));
-    if (attempts?.length) this.result.append(this.attemptsTable(attempts));
+  private showError(text: string, attempts?: Attempt[], problems?: string[]): void {
+    renderError(this.error, this.result, text, attempts, problems);
   }
 
-  private attemptsTable(attempts: Attempt[]): HTMLElement {
-    return el(
-      'table',
-      { class: 'attempts' },
-      el('caption', {}, 'Attempts, in order'),
-      el('thead', {}, el('tr', {}, ...ATTEMPT_COLUMNS.map((c) => el('th', { scope: 'col' }, c)))),
-      el(
-        'tbody',
-        {},
-        ...attempts.map((a) => el('tr', { class: `outcome-${a.outcome}` }, ...attemptRow(a).map((cell) => el('td', {}, cell)))),
-      ),
-    );
+  /** The chat box continues `session` (single-tool mode, its tool picked when known). */
+  continueSession(session: SessionChoice, fork: boolean): void {
+    this.options.setSession(session, fork);
+    const single = this.form.querySelector<HTMLInputElement>('input[name="mode"][value="single"]');
+    if (single) single.checked = true;
+    if (this.tools.some((t) => t.id === session.toolId)) this.toolSelect.value = session.toolId;
+    this.showMode();
+    this.prompt.focus();
   }
 
-  private showDone(done: ChatDone): void {
-    const summary = summarizeDone(done);
-    if (!this.answer.textContent && summary.answer) this.answer.textContent = summary.answer;
-    replaceChildren(
+  /** `title`: what the chat box calls the conversation when it is continued (its first prompt). */
+  private showDone(done: ChatDone, title: string): void {
+    const sessionId = done.sessionId;
+    renderDone(
       this.result,
-      factList(summary.facts, 'facts result-facts'),
-      summary.usage.length ? el('div', {}, el('h4', {}, 'Token usage'), factList(summary.usage, 'facts usage-facts')) : null,
-      summary.attempts.length ? this.attemptsTable(summary.attempts) : null,
+      this.answer,
+      done,
+      sessionId ? () => this.continueSession({ id: sessionId, toolId: done.toolId, title }, false) : undefined,
     );
   }
 
@@ -176,10 +150,16 @@ export class Playground {
       providers: this.order.filter((id) => this.included.has(id)),
       prompt: this.prompt.value,
       model: this.model.value,
+      permissions: this.options.permissions,
+      cwd: this.options.cwd,
+      schema: this.options.schema,
+      images: this.options.imageParts,
+      session: this.options.sessionChoice,
     });
     this.answer.replaceChildren();
     this.error.replaceChildren();
     this.result.replaceChildren();
+    this.activity.replaceChildren();
     if ('error' in call) {
       this.showError(call.error);
       return;
@@ -189,6 +169,7 @@ export class Playground {
     this.setBusy(true);
     this.status.textContent = 'Waiting for the answer…';
     const attempts: Attempt[] = [];
+    const timeline = new ActivityTimeline();
     let finished = false;
     try {
       await postStream(call.path, call.body, controller.signal, (message) => {
@@ -205,21 +186,35 @@ export class Playground {
             this.answer.append((data as { text: string }).text);
             this.status.textContent = 'Answering…';
             break;
-          case 'progress': {
-            const item = (data as { item?: { kind?: string; text?: string } }).item;
-            this.status.textContent = `Working: ${item?.kind ?? 'step'}${item?.text ? ` – ${item.text.slice(0, 120)}` : ''}`;
+          case 'activity': {
+            const activity = (data as { activity: Activity }).activity;
+            timeline.apply(activity);
+            renderTimeline(this.activity, timeline);
+            this.status.textContent = `Working: ${activity.title}`;
             break;
           }
-          case 'done':
+          case 'done': {
             finished = true;
-            this.showDone(data as ChatDone);
+            const done = data as ChatDone;
+            // A non-streamed answer carries the steps' final states instead of events.
+            if (timeline.size === 0 && done.activities?.length) {
+              timeline.applyAll(done.activities);
+              renderTimeline(this.activity, timeline);
+            }
+            this.showDone(done, this.options.sessionTitle ?? (this.prompt.value.trim().slice(0, 80) || '(images)'));
             this.status.textContent = 'Done.';
+            // A continued (or forked) session goes on with the id the answer names.
+            if (done.sessionId) this.options.advanceSession(done.sessionId, done.toolId);
+            this.options.clearImages();
             break;
-          case 'error':
+          }
+          case 'error': {
             finished = true;
             this.status.textContent = 'Failed.';
-            this.showError(failureText((data as { error: ErrorBody }).error), attempts);
+            const error = (data as { error: ErrorBody }).error;
+            this.showError(failureText(error), attempts, problemsOf(error.details));
             break;
+          }
         }
       });
       if (!finished) {
@@ -232,7 +227,7 @@ export class Playground {
       } else if (e instanceof ApiError) {
         this.status.textContent = 'Failed.';
         // The token prompt explains a refused token; anything else belongs here.
-        if (!isTokenFailure(e.failure)) this.showError(failureText(e.failure), e.failure.attempts);
+        if (!isTokenFailure(e.failure)) this.showError(failureText(e.failure), e.failure.attempts, e.failure.problems);
       } else {
         this.status.textContent = 'Failed.';
         this.showError(`the connection to the bridge failed (${e instanceof Error ? e.message : String(e)})`);
@@ -240,6 +235,7 @@ export class Playground {
     } finally {
       this.controller = undefined;
       this.setBusy(false);
+      this.onFinished();
     }
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { INSTALL_HINTS, modelEntries, safeHttpUrl, toolView } from './tool-state.js';
+import { INSTALL_HINTS, loadFacts, modelEntries, safeHttpUrl, toolView } from './tool-state.js';
 import type { DiscoveredTool, HealthRecord } from './types.js';
 
 const codex: DiscoveredTool = {
@@ -162,5 +162,38 @@ describe('safeHttpUrl', () => {
     ]) {
       expect(safeHttpUrl(bad)).toBeUndefined();
     }
+  });
+});
+
+describe('loadFacts', () => {
+  const load = { active: 0, queued: 0, maxConcurrent: 2, maxQueued: 8 };
+
+  it('shows the transport, the warm processes with their memory and the idle shutdown', () => {
+    expect(
+      loadFacts({ ...load, transport: 'warm', warm: { processes: 2, busy: 1, rssBytes: 300 * 1024 * 1024, idleTimeoutMs: 600_000 } }),
+    ).toEqual([
+      ['Transport', 'Warm (a long-lived process answers)'],
+      ['Warm processes', '2 (1 busy)'],
+      ['Warm memory', '300 MB RSS'],
+      ['Idle shutdown', 'after 10 min'],
+    ]);
+  });
+
+  it('says when warm mode is off, and shows chats running only when there are some', () => {
+    expect(loadFacts({ ...load, transport: 'spawn', warm: { processes: 0, busy: 0, rssBytes: 0, idleTimeoutMs: 0 } })).toEqual([
+      ['Transport', 'Spawn (a new process per chat)'],
+      ['Warm mode', 'off'],
+    ]);
+    expect(loadFacts({ ...load, active: 2, queued: 1, transport: 'http' })).toEqual([
+      ['Transport', 'HTTP (a running server)'],
+      ['Chats now', '2 running, 1 waiting (at most 2 at once)'],
+    ]);
+    expect(loadFacts(undefined)).toEqual([]);
+  });
+
+  it('reaches the card through the health record, with the login detail', () => {
+    const view = toolView(codex, health({ authDetail: 'OPENAI_API_KEY is set', load: { ...load, transport: 'spawn' } }));
+    expect(view.loadFacts).toEqual([['Transport', 'Spawn (a new process per chat)']]);
+    expect(view.authDetail).toBe('OPENAI_API_KEY is set');
   });
 });

@@ -1,6 +1,7 @@
 /** What a tool's card says, from its discover and health records (pure; no DOM). */
 
-import type { DiscoveredTool, HealthRecord, UsageWindow } from './types.js';
+import { formatBytes, formatDuration } from './format.js';
+import type { DiscoveredTool, HealthRecord, ToolLoad, UsageWindow } from './types.js';
 
 export type ToolStateKind = 'ready' | 'needs_login' | 'not_installed' | 'unavailable' | 'checking';
 
@@ -17,6 +18,11 @@ export const INSTALL_HINTS: Readonly<Record<string, InstallHint>> = {
   codex: { command: 'npm i -g @openai/codex', text: 'Install Codex CLI, then run `codex login`.' },
   'claude-code': { command: 'npm i -g @anthropic-ai/claude-code', text: 'Install Claude Code, then run `claude auth login`.' },
   opencode: { command: 'npm i -g opencode-ai', text: 'Install OpenCode, then run `opencode auth login` for a provider.' },
+  gemini: {
+    command: 'npm i -g @google/gemini-cli',
+    text: 'Install Gemini CLI, then run `gemini` once in a terminal to sign in (or set GEMINI_API_KEY).',
+  },
+  copilot: { command: 'npm i -g @github/copilot', text: 'Install GitHub Copilot CLI, then run `copilot login`.' },
   ollama: { url: 'https://ollama.com/download', text: 'Install Ollama, then start it with `ollama serve` and pull a model.' },
 };
 
@@ -42,6 +48,10 @@ export interface ToolView {
   /** Why the tool cannot be used now (not installed, not running, not logged in, check failed). */
   reason?: string;
   authLabel?: string;
+  /** What the login state rests on (which providers have credentials, ...). */
+  authDetail?: string;
+  /** Transport, warm processes and their memory, chats running now. */
+  loadFacts: Array<[string, string]>;
   canLogIn: boolean;
   models: ModelEntry[];
   installHint?: InstallHint;
@@ -104,6 +114,7 @@ export function toolView(tool: DiscoveredTool, health: HealthRecord | undefined)
     version: tool.version ?? health?.version,
     models: modelEntries(tool),
     windows: [] as WindowView[],
+    loadFacts: loadFacts(health?.load),
     canLogIn: false,
   };
   // Discovery may be a few seconds older than the health check; either saying "unavailable" wins.
@@ -124,18 +135,41 @@ export function toolView(tool: DiscoveredTool, health: HealthRecord | undefined)
     ...(limits && limits.status !== 'available' && limits.reason ? { usageNote: limits.reason } : {}),
   };
   const authLabel = authLabelOf(health);
+  const auth = { authLabel, ...(health.authDetail ? { authDetail: health.authDetail } : {}) };
   if (health.authSupported && !health.authenticated) {
     return {
       ...base,
       ...usage,
+      ...auth,
       state: 'needs_login',
       stateLabel: STATE_LABELS.needs_login,
       reason: health.reason,
-      authLabel,
       canLogIn: true,
     };
   }
-  return { ...base, ...usage, state: 'ready', stateLabel: STATE_LABELS.ready, authLabel };
+  return { ...base, ...usage, ...auth, state: 'ready', stateLabel: STATE_LABELS.ready };
+}
+
+const TRANSPORT_LABELS: Record<string, string> = {
+  warm: 'Warm (a long-lived process answers)',
+  spawn: 'Spawn (a new process per chat)',
+  http: 'HTTP (a running server)',
+};
+
+/** A card's load rows from health's live `load`: transport, warm processes and their memory, chats now. */
+export function loadFacts(load: ToolLoad | undefined): Array<[string, string]> {
+  if (!load) return [];
+  const facts: Array<[string, string]> = [];
+  if (load.transport) facts.push(['Transport', TRANSPORT_LABELS[load.transport] ?? load.transport]);
+  const warm = load.warm;
+  if (warm && warm.idleTimeoutMs > 0) {
+    facts.push(['Warm processes', `${warm.processes}${warm.busy ? ` (${warm.busy} busy)` : ''}`]);
+    if (warm.processes > 0) facts.push(['Warm memory', `${formatBytes(warm.rssBytes)} RSS`]);
+    facts.push(['Idle shutdown', `after ${formatDuration(warm.idleTimeoutMs)}`]);
+  } else if (warm) facts.push(['Warm mode', 'off']);
+  if (load.active || load.queued)
+    facts.push(['Chats now', `${load.active} running, ${load.queued} waiting (at most ${load.maxConcurrent} at once)`]);
+  return facts;
 }
 
 /** A URL that may become a link: http(s) only (no javascript:, data:, file:). */

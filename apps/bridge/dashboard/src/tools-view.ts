@@ -143,7 +143,12 @@ function card(view: ToolView, login: LoginState | undefined, now: number, onLogI
     ['Type', view.type],
     ['Version', view.version ?? el('span', { class: 'muted' }, '–')],
   ];
-  if (view.authLabel) facts.push(['Login', view.authLabel]);
+  if (view.authLabel)
+    facts.push([
+      'Login',
+      view.authDetail ? el('span', {}, view.authLabel, el('br'), el('span', { class: 'muted' }, view.authDetail)) : view.authLabel,
+    ]);
+  facts.push(...view.loadFacts);
   if (view.state !== 'not_installed') facts.push(['Models', modelsBlock(view)]);
 
   let action: Child = null;

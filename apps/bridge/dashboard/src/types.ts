@@ -38,11 +38,30 @@ export interface HealthRecord {
   authenticated: boolean;
   authStatus: string;
   authMethod?: string;
+  authDetail?: string;
   usageLimits?: UsageLimits;
   reason?: string;
   version?: string;
   latencyMs: number;
   checkedAt: string;
+  /** Live: chats running and queued, and the transport (warm processes and their memory). */
+  load?: ToolLoad;
+}
+
+export interface WarmLoad {
+  processes: number;
+  busy: number;
+  rssBytes: number;
+  idleTimeoutMs: number;
+}
+
+export interface ToolLoad {
+  active: number;
+  queued: number;
+  maxConcurrent: number;
+  maxQueued: number;
+  transport?: string;
+  warm?: WarmLoad;
 }
 
 export interface AggregateHealth {
@@ -77,10 +96,77 @@ export interface ChatDone {
   toolId: string;
   type?: string;
   model?: string;
-  result?: { message?: { role?: string; content?: string }; usage?: Record<string, number> };
+  sessionId?: string;
+  result?: {
+    message?: { role?: string; content?: string };
+    usage?: Record<string, number>;
+    object?: unknown;
+    metadata?: Record<string, unknown>;
+  };
+  activities?: Activity[];
   latencyMs?: number;
   fallbackUsed?: boolean;
   attempts?: Attempt[];
+}
+
+/** One step of an agent; later events with the same `id` update it. Fields beyond the common ones depend on `kind`. */
+export interface Activity {
+  id: string;
+  kind: string;
+  status: string;
+  title: string;
+  command?: string;
+  exitCode?: number;
+  outputTail?: string;
+  changes?: Array<{ path: string; kind: string }>;
+  name?: string;
+  server?: string;
+  input?: string;
+  output?: string;
+  query?: string;
+  text?: string;
+  items?: Array<{ text: string; done: boolean }>;
+  rawType?: string;
+  detail?: string;
+}
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+export interface ImagePart {
+  type: 'image';
+  data?: string;
+  mediaType?: string;
+  path?: string;
+  url?: string;
+}
+
+export type ContentPart = TextPart | ImagePart;
+
+export interface SessionSummary {
+  id: string;
+  toolId: string;
+  model?: string;
+  createdAt: string;
+  updatedAt: string;
+  turns: number;
+  title: string;
+  cwd?: string;
+  forkedFrom?: string;
+}
+
+export interface TranscriptMessage {
+  role: string;
+  content: string | ContentPart[];
+  toolId?: string;
+  at: string;
+}
+
+export interface SessionDetail extends SessionSummary {
+  messages: TranscriptMessage[];
+  toolChanges: Array<{ from: string; to: string; at: string }>;
 }
 
 export interface ErrorBody {
@@ -90,4 +176,5 @@ export interface ErrorBody {
   retryable?: boolean;
   retryAfterMs?: number;
   attempts?: Attempt[];
+  details?: Record<string, unknown>;
 }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFakeBin } from '@toolbridge/test-suite';
+import { fakeClaudeProgram } from './fake-claude-script.js';
 
 /** Raw stdout captured from the real claude 2.1.330 (see captures/README.md). */
 export const CAPTURES = fileURLToPath(new URL('./captures/', import.meta.url));
@@ -24,6 +25,8 @@ export interface FakeReply {
   hang?: boolean;
   /** Pause between lines to show streaming. */
   delayMs?: number;
+  /** Print mode: answer at start, before reading any input (a refusal, a lost session). */
+  atStart?: boolean;
 }
 
 export interface FakeClaudeSpec {
@@ -31,62 +34,54 @@ export interface FakeClaudeSpec {
   authStatus?: FakeReply;
   login?: FakeReply;
   chat?: FakeReply;
-  /** Every run appends `{argv, stdin, cwd, env}` as one JSON line here. */
+  /** Every run (print mode: every turn) appends `{argv, stdin, cwd, env, ...}` as one JSON line here. */
   recordFile?: string;
   /** Every run appends its pid here. */
   pidFile?: string;
+  /** Answer `initialize` this much later (a slow start). */
+  initDelayMs?: number;
+  /** Exit at `initialize` (a process that cannot start). */
+  initFails?: boolean;
+  /** Leave an `interrupt` without effect (a turn that cannot be stopped). */
+  ignoreInterrupt?: boolean;
+  /**
+   * Print mode: die (exit 1) at a turn after printing this many lines of its reply; with
+   * `onceFile`, only while that file does not exist yet (the fake makes it as it dies).
+   */
+  crash?: { afterLines: number; onceFile?: string };
 }
 
 /**
- * A fake `claude` that answers `--version`, `auth status`, `auth login` and
- * `-p` chats from recorded captures. Written as a Node script into `binDir`.
+ * A fake `claude` that answers `--version`, `auth status`, `auth login` and print-mode chats
+ * (one-shot and warm, see `fake-claude-script.ts`) from recorded captures.
  */
 export async function writeFakeClaude(binDir: string, spec: FakeClaudeSpec): Promise<string> {
-  const body = `
-const fs = require('fs');
-const spec = ${JSON.stringify(spec)};
-const argv = process.argv.slice(2);
-if (spec.pidFile) fs.appendFileSync(spec.pidFile, process.pid + '\\n');
-let reply;
-if (argv[0] === '--version' || argv[0] === '-v') reply = spec.version || { stdout: '2.1.330 (Claude Code)\\n' };
-else if (argv[0] === 'auth' && argv[1] === 'status') reply = spec.authStatus || { stdout: '{"loggedIn": false, "authMethod": "none"}\\n', exitCode: 1 };
-else if (argv[0] === 'auth' && argv[1] === 'login') reply = spec.login || { hang: true };
-else if (argv.includes('-p')) reply = spec.chat || {};
-else reply = { stderr: 'fake claude: unexpected arguments ' + JSON.stringify(argv) + '\\n', exitCode: 2 };
-const run = async (input) => {
-  if (spec.recordFile) {
-    const env = { CLAUDE_CODE_MAX_RETRIES: process.env.CLAUDE_CODE_MAX_RETRIES };
-    const sp = argv.indexOf('--system-prompt-file') >= 0 ? argv[argv.indexOf('--system-prompt-file') + 1]
-      : argv.indexOf('--append-system-prompt-file') >= 0 ? argv[argv.indexOf('--append-system-prompt-file') + 1] : undefined;
-    let systemPrompt;
-    if (sp) { systemPrompt = { text: fs.readFileSync(sp, 'utf8'), mode: fs.statSync(sp).mode & 0o777 }; }
-    fs.appendFileSync(spec.recordFile, JSON.stringify({ argv, stdin: input, cwd: process.cwd(), env, systemPrompt }) + '\\n');
-  }
-  if (reply.stderr) process.stderr.write(reply.stderr);
-  const out = reply.stdoutFile ? fs.readFileSync(reply.stdoutFile, 'utf8') : (reply.stdout || '');
-  for (const l of out.split(/(?<=\\n)/)) {
-    if (!l) continue;
-    process.stdout.write(l);
-    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
-  }
-  if (reply.hang) setInterval(() => {}, 1000);
-  else process.exitCode = reply.exitCode || 0;
-};
-if (argv.includes('-p')) {
-  let input = '';
-  process.stdin.on('data', (c) => (input += c));
-  process.stdin.on('end', () => run(input));
-} else run(undefined);
-`;
-  return writeFakeBin(binDir, 'claude', body);
+  return writeFakeBin(binDir, 'claude', fakeClaudeProgram(JSON.stringify(spec)));
 }
 
 export interface RecordedRun {
   argv: string[];
   stdin?: string;
   cwd: string;
-  env: { CLAUDE_CODE_MAX_RETRIES?: string };
+  env: { CLAUDE_CODE_MAX_RETRIES?: string; TMPDIR?: string; MAX_STRUCTURED_OUTPUT_RETRIES?: string; IS_SANDBOX?: string };
+  /** Mode of `$TMPDIR` while the run ran (undefined when it did not exist). */
+  tmpdirMode?: number;
+  pid: number;
   systemPrompt?: { text: string; mode: number };
+}
+
+/** The stream-json lines a run was sent on stdin. */
+export function stdinLines(run: RecordedRun): Array<Record<string, any>> {
+  return (run.stdin ?? '')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
+}
+
+/** The value after a flag in a run's argv (undefined when absent). */
+export function flagOf(run: RecordedRun, name: string): string | undefined {
+  const i = run.argv.indexOf(name);
+  return i < 0 ? undefined : run.argv[i + 1];
 }
 
 export async function readRecords(file: string): Promise<RecordedRun[]> {

@@ -9,7 +9,8 @@ import { capture } from './fake-claude.js';
 export const fakeClaudeCli: FakeCliDefinition = {
   bin: 'claude',
   noStdin: ['--version', 'auth'],
-  env: (home) => ({ CLAUDE_CONFIG_DIR: path.join(home, '.claude') }),
+  // This fake answers print mode only after its input ends (one chat per run), so Claude Code's warm transport is off here.
+  env: (home) => ({ CLAUDE_CONFIG_DIR: path.join(home, '.claude'), TOOLBRIDGE_CLAUDE_CODE_WARM: 'false' }),
   routes: [
     { argv: ['--version'], stdoutFile: capture('claude-version.out') },
     // No capture of a logged-out `claude auth status` exists; this is its documented shape (cli-facts.md).

@@ -19,7 +19,7 @@ export function useToolbridgeFixture() {
   return {
     /** The in-test Ollama of the latest `setup()`. */
     ollama: () => last!.ollama,
-    /** All four default adapters over the fakes (only `bins` installed, when given). */
+    /** All six default adapters over the fakes (only `bins` installed, when given). */
     async setup(options: Omit<ToolbridgeOptions, 'env'> = {}, bins?: readonly FakeCli[]) {
       const machine = await makeFakeMachine({ bins });
       last = machine;

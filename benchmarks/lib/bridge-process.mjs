@@ -1,13 +1,12 @@
-// `toolbridge serve` as a child process, for the benchmarks that measure the bridge from outside.
+// `toolbridge serve` as its own process, for benchmarks that measure the bridge as a user runs it.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../apps/bridge/dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../apps/bridge/dist/cli.js', import.meta.url));
 
-/** Start the built bridge on a free port with this environment: `{ url, pid, stop() }`. */
+/** Start the built bridge on a free port (request logs on, the default, to /dev/null); `stop()` sends SIGTERM and waits for the exit. */
 export async function startBridge(env) {
-  // Request logs on (the default), to /dev/null.
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
   const line = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);

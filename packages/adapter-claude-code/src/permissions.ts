@@ -1,0 +1,74 @@
+import { resolvePermissions } from '@toolbridge/adapter-kit';
+import type { CallContext, PermissionLevel, ToolRequest } from '@toolbridge/core';
+import { ACCESS_OF, LEVEL_OF, type ClaudeCodeToolAccess } from './config.js';
+
+/** What a chat may do, as Claude Code flags, and what `result.metadata.permissions` says about it. */
+export interface AccessPlan {
+  access: ClaudeCodeToolAccess;
+  /** Tool set and permission mode flags (without `--add-dir`). */
+  args: string[];
+  report: { requested: PermissionLevel; applied: PermissionLevel; note?: string };
+}
+
+const READ = 'Read,Glob,Grep';
+const EDIT = `${READ},Edit,Write,NotebookEdit`;
+// Safe levels also ignore the user's MCP servers and deny anything that would prompt (nobody can answer).
+const LOCKED = ['--strict-mcp-config', '--permission-prompts', 'none'];
+/** `full` as root: allow rules instead of bypassPermissions, which Claude Code refuses to root. */
+const FULL_ALLOW = 'Bash,Edit,Write,NotebookEdit,Read,Glob,Grep,WebFetch,WebSearch';
+
+const NOTES: Partial<Record<ClaudeCodeToolAccess, string>> = {
+  none: 'no tools: a plain chat; ask for read-only (or more) to let Claude Code read files',
+  edit: 'no shell (claudeCodeToolAccess is edit); file tools write only inside the working directories',
+  'workspace-write':
+    "file tools write only inside the working directories; Bash runs only what Claude Code's own command checks allow there without approval (file operations such as touch, mkdir, rm, redirects), everything else is denied; there is no OS sandbox",
+};
+
+const ROOT_NOTE =
+  'Claude Code refuses bypassPermissions to root unless IS_SANDBOX=1: full is granted through allow rules for ' +
+  `${FULL_ALLOW.split(',').join(', ')} (unconfined); other tools (MCP servers, sub-agents) are denied`;
+
+/** Flags for one tool access. `rootWithoutSandbox`: this process runs as root and the environment has no IS_SANDBOX=1. */
+export function accessArgs(access: ClaudeCodeToolAccess, rootWithoutSandbox: boolean): string[] {
+  switch (access) {
+    case 'none':
+      return ['--tools', '', ...LOCKED];
+    case 'read-only':
+      return ['--tools', READ, '--permission-mode', 'dontAsk', ...LOCKED];
+    case 'edit':
+      return ['--tools', EDIT, '--permission-mode', 'acceptEdits', ...LOCKED];
+    case 'workspace-write':
+      return ['--tools', `${EDIT},Bash`, '--permission-mode', 'acceptEdits', ...LOCKED];
+    case 'full':
+      return rootWithoutSandbox
+        ? ['--permission-mode', 'dontAsk', '--permission-prompts', 'none', '--allowedTools', FULL_ALLOW]
+        : ['--permission-mode', 'bypassPermissions'];
+  }
+}
+
+/** Whether Claude Code would refuse bypassPermissions here (it does for root, unless told it runs in a sandbox). */
+export function refusesBypass(env: NodeJS.ProcessEnv): boolean {
+  return process.getuid?.() === 0 && env.IS_SANDBOX !== '1';
+}
+
+/**
+ * The access of one chat. The level comes from the kit (request, else `claudeCodeToolAccess`, else
+ * the `permissions` key, else read-only); a chat for which nobody set any level stays the plain
+ * chat it always was (no tools), which grants less than read-only.
+ */
+export function planAccess(
+  request: Pick<ToolRequest, 'permissions'>,
+  ctx: Pick<CallContext, 'config' | 'env'>,
+  toolAccess: ClaudeCodeToolAccess | undefined,
+): AccessPlan {
+  const resolved = resolvePermissions(request, ctx, toolAccess ? LEVEL_OF[toolAccess] : undefined);
+  const access: ClaudeCodeToolAccess =
+    resolved.source === 'tool-config' ? toolAccess! : resolved.source === 'default' ? 'none' : ACCESS_OF[resolved.level];
+  const root = access === 'full' && refusesBypass(ctx.env);
+  const note = root ? ROOT_NOTE : NOTES[access];
+  return {
+    access,
+    args: accessArgs(access, root),
+    report: { requested: resolved.level, applied: LEVEL_OF[access], ...(note ? { note } : {}) },
+  };
+}

@@ -1,0 +1,77 @@
+import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
+import { TOOL_ID } from './config.js';
+import { controlLine } from './input.js';
+
+type Json = Record<string, unknown>;
+
+/** Bound on a control request's answer (`interrupt` answers in ~10 ms, `/clear` in ~60 ms). */
+export const CONTROL_TIMEOUT_MS = 10_000;
+
+/**
+ * The control protocol of a stream-json Claude Code process (what the Agent SDK speaks):
+ * requests carry an id and get one `control_response`; requests from Claude Code (permission
+ * prompts) are refused at once, since `--permission-prompts none` should leave none.
+ */
+export class ControlChannel {
+  private readonly pending = new Map<string, { resolve(v: Json): void; reject(e: Error): void }>();
+  private seq = 0;
+
+  constructor(private readonly write: (line: string) => Promise<void>) {}
+
+  /** Take a control line off the output; false for any other line. */
+  handle(json: Json | undefined): boolean {
+    if (json?.type === 'control_response') {
+      const response = (json.response ?? {}) as Json;
+      const waiting = this.pending.get(String(response.request_id));
+      if (!waiting) return true;
+      this.pending.delete(String(response.request_id));
+      if (response.subtype === 'success') waiting.resolve((response.response ?? {}) as Json);
+      else
+        waiting.reject(new ProviderExecutionError(`Claude Code refused a control request: ${String(response.error)}`, { toolId: TOOL_ID }));
+      return true;
+    }
+    if (json?.type === 'control_request') {
+      // Never leave one of Claude Code's own requests hanging.
+      const refusal = { type: 'control_response', response: { subtype: 'error', request_id: json.request_id, error: 'not supported' } };
+      void this.write(JSON.stringify(refusal) + '\n').catch(() => undefined);
+      return true;
+    }
+    return false;
+  }
+
+  /** Send a request (`line` builds its text, for `initialize`) and wait for its answer. */
+  async request(
+    request: Json,
+    timeoutMs = CONTROL_TIMEOUT_MS,
+    line: (id: string) => string = (id) => controlLine(id, request),
+  ): Promise<Json> {
+    const id = `tb_${++this.seq}`;
+    const answer = new Promise<Json>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_r, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new TimeoutError(`Claude Code did not answer ${String(request.subtype)} within ${timeoutMs} ms`, {
+              toolId: TOOL_ID,
+              timeoutMs,
+            }),
+          ),
+        timeoutMs,
+      );
+    });
+    try {
+      await this.write(line(id));
+      return await Promise.race([answer, timeout]);
+    } finally {
+      clearTimeout(timer);
+      this.pending.delete(id);
+    }
+  }
+
+  /** The process ended: every request still waiting fails with `error`. */
+  failAll(error: Error): void {
+    for (const p of this.pending.values()) p.reject(error);
+    this.pending.clear();
+  }
+}

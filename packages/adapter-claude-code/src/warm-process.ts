@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { ProviderExecutionError, raceAbort } from '@toolbridge/core';
+import { TOOL_ID } from './config.js';
+import { failureWithoutResult, type ExitInfo } from './failures.js';
+import { initializeLine } from './input.js';
+import { CONTROL_TIMEOUT_MS, ControlChannel } from './warm-control.js';
+
+type Json = Record<string, unknown>;
+
+/** How a warm process is started: argv, environment and working directory are fixed for its life. */
+export interface ProcessSpec {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** The process's own directory (its TMPDIR, system prompt file, neutral cwd), removed when it ends. */
+  dir: string;
+  /** Only the first `initialize` of a process applies a schema. */
+  jsonSchema?: Record<string, unknown>;
+}
+
+/** Bound on start-up (spawn to the `initialize` answer: 0.4-1 s measured, loaded machine). */
+const READY_TIMEOUT_MS = 30_000;
+/** After closing stdin an idle process exits in ~25 ms; beyond this it is killed. */
+const EXIT_GRACE_MS = 2_000;
+/** An interrupted turn ends in 15-70 ms (measured, tools' process trees included); beyond this the process is killed. */
+const INTERRUPT_SETTLE_MS = 3_000;
+
+interface Subscription {
+  lines: string[];
+  wake?: () => void;
+}
+
+/**
+ * One long-lived `claude -p --input-format stream-json` process. Nothing is printed before the
+ * first input line, so readiness is the answer to the first `initialize` control request. One
+ * command (a turn, or `/clear`) runs at a time; its lines are read between Claude Code's
+ * `command_lifecycle` "started" for its uuid and its `result`, so output of anything else (a
+ * background job's own follow-up turn) never mixes into a chat.
+ */
+export class ClaudeProcess implements WarmMember {
+  /** The Claude Code session the process holds now (after its first turn). */
+  conversation?: string;
+  /** The model that answered its last turn. */
+  model?: string;
+  /** Whether it has answered a turn since start or the last `/clear` (a stateless chat then needs `/clear`). */
+  used = false;
+  /** Turns answered, for recycling. */
+  turns = 0;
+  /** Lent to a chat now (the pool's lease, mirrored for choosing members). */
+  leased = false;
+  private readonly proc: RunningProcess;
+  private readonly controls: ControlChannel;
+  private subscriber?: Subscription;
+  private ended = false;
+  private killed = false;
+  private exit: ExitInfo = { exitCode: null, signal: null, stderrTail: '' };
+  private failure?: Error;
+  private readonly reader: Promise<void>;
+
+  private constructor(
+    readonly key: string,
+    private readonly spec: ProcessSpec,
+  ) {
+    this.proc = spawnProcess({ command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd, interactive: true, toolId: TOOL_ID });
+    this.controls = new ControlChannel((line) => this.proc.write(line));
+    this.reader = this.read();
+  }
+
+  /** Start a process and wait until it answers its first `initialize`. */
+  static async start(key: string, spec: ProcessSpec): Promise<ClaudeProcess> {
+    const p = new ClaudeProcess(key, spec);
+    try {
+      // Only the first `initialize` of a process applies a schema.
+      await p.controls.request({ subtype: 'initialize' }, READY_TIMEOUT_MS, (id) => initializeLine(id, spec.jsonSchema));
+      return p;
+    } catch (e) {
+      await p.close();
+      throw e;
+    }
+  }
+
+  get pid(): number | undefined {
+    return this.proc.pid;
+  }
+
+  /** The working directory it runs in (Claude Code files its sessions under it). */
+  get cwd(): string {
+    return this.spec.cwd;
+  }
+
+  /** Its TMPDIR (Claude Code copies input images there). */
+  get tmpDir(): string {
+    return this.spec.env.TMPDIR!;
+  }
+
+  get alive(): boolean {
+    return !this.ended && !this.killed;
+  }
+
+  /** How the process ended (for errors of a turn it did not finish). */
+  get exitInfo(): ExitInfo {
+    return this.exit;
+  }
+
+  private async read(): Promise<void> {
+    try {
+      for await (const line of this.proc) this.dispatch(line);
+      this.exit = await this.proc.result;
+    } catch (e) {
+      this.failure = e as Error;
+    } finally {
+      this.ended = true;
+      // Not installed, or refused at start (root and bypassPermissions): the run's own error says so.
+      const gone = this.failure ?? failureWithoutResult(undefined, this.exit, false);
+      this.controls.failAll(gone);
+      this.subscriber?.wake?.();
+    }
+  }
+
+  private dispatch(line: string): void {
+    if (this.controls.handle(parseJsonLine(line))) return;
+    const s = this.subscriber;
+    if (!s) return;
+    s.lines.push(line);
+    const wake = s.wake;
+    s.wake = undefined;
+    wake?.();
+  }
+
+  /**
+   * Send one user line (with a fresh uuid) and read the command's lines: those after its
+   * `command_lifecycle` "started", up to and including the first `result`. Ends early when the
+   * process ends. However else it stops (`signal` aborts, the reader leaves early), the command is
+   * interrupted and its remaining lines are drained, so the process is idle again for the next
+   * chat; a process that does not settle in time is killed.
+   */
+  async *command(userMessage: Json, signal: AbortSignal): AsyncGenerator<string> {
+    const uuid = randomUUID();
+    const sub: Subscription = { lines: [] };
+    this.subscriber = sub;
+    const state = { started: false, finished: false };
+    try {
+      await this.proc.write(JSON.stringify({ ...userMessage, uuid }) + '\n');
+      for (;;) {
+        const line = await this.next(sub, signal);
+        if (line === undefined) return;
+        if (!this.follow(line, uuid, state)) continue;
+        yield line;
+        if (state.finished) return;
+      }
+    } finally {
+      if (!state.finished && this.alive) await this.interrupt(sub, uuid, state);
+      if (this.subscriber === sub) this.subscriber = undefined;
+    }
+  }
+
+  /** The next line for a subscription; undefined once the process has ended. */
+  private async next(sub: Subscription, signal: AbortSignal): Promise<string | undefined> {
+    for (;;) {
+      const line = sub.lines.shift();
+      if (line !== undefined) return line;
+      if (!this.alive) return undefined;
+      await raceAbort(new Promise<void>((r) => (sub.wake = r)), signal);
+    }
+  }
+
+  /** Whether a line belongs to the command (after its start); marks its start and its end. */
+  private follow(line: string, uuid: string, state: { started: boolean; finished: boolean }): boolean {
+    const json = parseJsonLine(line);
+    if (!state.started) {
+      state.started = json?.type === 'command_lifecycle' && json.command_uuid === uuid && json.state === 'started';
+      // Interrupted while still queued: it will never start.
+      if (json?.type === 'command_lifecycle' && json.command_uuid === uuid && json.state === 'cancelled') state.finished = true;
+      return false;
+    }
+    if (json?.type === 'result') state.finished = true;
+    return true;
+  }
+
+  /** Interrupt the running command (its tools' process trees too) and read on to its end, within a bound. */
+  private async interrupt(sub: Subscription, uuid: string, state: { started: boolean; finished: boolean }): Promise<void> {
+    void this.controls.request({ subtype: 'interrupt' }).catch(() => undefined);
+    const deadline = AbortSignal.timeout(INTERRUPT_SETTLE_MS);
+    try {
+      while (!state.finished) {
+        const line = await this.next(sub, deadline);
+        if (line === undefined) return;
+        this.follow(line, uuid, state);
+      }
+    } catch {
+      // It did not settle: it must not take another chat.
+      this.kill();
+    }
+  }
+
+  /** Start a fresh conversation (`/clear`: no model call, a new session id). */
+  async clear(signal: AbortSignal): Promise<void> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), CONTROL_TIMEOUT_MS);
+    const stop = AbortSignal.any([signal, controller.signal]);
+    let cleared = false;
+    try {
+      for await (const line of this.command(
+        { type: 'user', message: { role: 'user', content: '/clear' }, parent_tool_use_id: null },
+        stop,
+      )) {
+        const json = parseJsonLine(line);
+        if (json?.type === 'result') cleared = json.local_command === 'clear' && json.is_error !== true;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!cleared) throw new ProviderExecutionError('Claude Code did not start a fresh conversation (/clear)', { toolId: TOOL_ID });
+    this.used = false;
+    this.conversation = undefined;
+  }
+
+  /** End it: close stdin (an idle process exits in ~25 ms), then the process group; remove its directory. */
+  async close(): Promise<void> {
+    this.proc.endInput();
+    const timer = setTimeout(() => this.proc.kill(), EXIT_GRACE_MS);
+    await this.proc.result.catch(() => undefined);
+    clearTimeout(timer);
+    await this.reader;
+    await rm(this.spec.dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  /** Kill it now (a turn that could not be interrupted). */
+  kill(): void {
+    this.killed = true;
+    this.proc.kill();
+  }
+}

@@ -1,0 +1,71 @@
+import { defineAdapter, probeVersion, resolvePermissions } from '@toolbridge/adapter-kit';
+import type { CallContext, DetectResult, ToolAdapter } from '@toolbridge/core';
+import { checkCopilotAuth, copilotLogin } from './auth.js';
+import { resolveCopilotBinary } from './binary.js';
+import { copilotConfig, NAME, TOOL_ID } from './config.js';
+import type { CopilotCliAdapterOptions } from './options.js';
+import { runTurn } from './spawn.js';
+
+/** The model a chat asks for: the request's, else `copilotModel`; else Copilot's own choice (COPILOT_MODEL, its settings). */
+function modelFor(requested: string | undefined, ctx: CallContext): string | undefined {
+  return requested ?? copilotConfig.read(ctx.config).model;
+}
+
+/**
+ * GitHub Copilot CLI (`copilot` on PATH). Chats run `copilot --output-format=json` headless with
+ * the conversation on stdin; sign-in state is read offline from Copilot's config, the
+ * environment and the GitHub CLI's login; `startAuth()` relays the device code of `copilot login`.
+ */
+export function createCopilotCliAdapter(options: CopilotCliAdapterOptions = {}): ToolAdapter {
+  const command = options.command ?? 'copilot';
+  const login = copilotLogin(command, options.loginArgs ?? [], options.loginTtlMs ?? 15 * 60_000, options.loginOutputWaitMs ?? 10_000);
+
+  return defineAdapter({
+    id: TOOL_ID,
+    name: NAME,
+    type: 'agent',
+    config: copilotConfig,
+    features: {
+      activity: true,
+      sessions: { resume: true, fork: false },
+      permissions: ['read-only', 'workspace-write', 'full'],
+      images: true,
+      additionalDirs: true,
+    },
+
+    async detect(ctx): Promise<DetectResult> {
+      const probe = await probeVersion(ctx, {
+        command: await resolveCopilotBinary(command, ctx.env),
+        toolId: TOOL_ID,
+        timeoutMs: options.versionTimeoutMs ?? 15_000,
+        // "GitHub Copilot CLI 1.0.102." (never `copilot version`: it waits on an update check)
+        parse: (out) => /Copilot CLI (\d+\.\d+\.\d+[0-9A-Za-z.+-]*?)\.?\s*$/m.exec(out)?.[1],
+      });
+      if (!probe.available) return { available: false, models: [], reason: probe.reason };
+      const model = modelFor(undefined, ctx) ?? (ctx.env.COPILOT_MODEL || undefined);
+      // Copilot sends images to any model; its chat models take them (a custom provider's may not).
+      return {
+        available: true,
+        version: probe.version,
+        models: model ? [model] : [],
+        ...(model ? { defaultModel: model } : {}),
+        capabilities: ['vision'],
+      };
+    },
+
+    checkAuth: (ctx) => checkCopilotAuth(ctx.env),
+    startAuth: (ctx) => login.start(ctx, () => checkCopilotAuth(ctx.env)),
+    usageLimits: async () => ({
+      status: 'unavailable',
+      reason:
+        "Copilot CLI keeps no quota on disk: a plan's premium-request allowance is only fetched from GitHub while it runs (each chat's premium requests are in its metadata)",
+    }),
+
+    stream(request, ctx) {
+      const permissions = resolvePermissions(request, ctx);
+      return runTurn(options, request, ctx, { level: permissions.level, source: permissions.source, model: modelFor(request.model, ctx) });
+    },
+
+    dispose: () => login.manager.close(),
+  });
+}

@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeTempDir, pathWith, writeFakeBin } from '@toolbridge/test-suite';
+
+/** Output of the real copilot 1.0.102, recorded byte for byte (see captures/README.md). */
+export const CAPTURES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'captures');
+
+export function capture(name: string): string {
+  return readFileSync(path.join(CAPTURES_DIR, name), 'utf8');
+}
+
+/** One run of the fake: what it prints, how it ends, the usage report it leaves. */
+export interface Replay {
+  stdout?: string;
+  stderr?: string;
+  exitCode?: number;
+  /** Milliseconds between stdout lines. */
+  delayMs?: number;
+  /** Print, then never exit. */
+  hang?: boolean;
+  /** Written to the `--usage-output-file` path before exiting. */
+  usage?: string;
+}
+
+/** A recorded run: `<name>.out` on stdout, `<name>.err` on stderr, and its exit code. */
+export function recorded(name: string, exitCode = 0, extra: Partial<Replay> = {}): Replay {
+  const err = path.join(CAPTURES_DIR, `${name}.err`);
+  let stderr = '';
+  try {
+    stderr = readFileSync(err, 'utf8');
+  } catch {
+    // no stderr recorded
+  }
+  return { stdout: capture(`${name}.out`), stderr, exitCode, ...extra };
+}
+
+/** The real captures the tests replay. */
+export const REPLAYS = {
+  version: { stdout: capture('copilot-version.out') },
+  ok: recorded('copilot-ok', 0, { usage: capture('copilot-ok.usage.json') }),
+  slow: recorded('copilot-ok', 0, { usage: capture('copilot-ok.usage.json'), delayMs: 100 }),
+  toolsReadOnly: recorded('copilot-tools-read-only'),
+  toolsWorkspaceWrite: recorded('copilot-tools-workspace-write'),
+  toolsFull: recorded('copilot-tools-full'),
+  thinking: recorded('copilot-thinking'),
+  retriedThenOk: recorded('copilot-err-500-then-ok'),
+  unauthorized: recorded('copilot-err-401', 1),
+  rateLimited: recorded('copilot-err-429', 1),
+  serverError: recorded('copilot-err-500', 1),
+  hang: recorded('copilot-hang', 0, { hang: true }),
+  notSignedIn: recorded('copilot-noauth', 1),
+  tokenUnchecked: recorded('copilot-token-env', 1),
+  noModel: recorded('copilot-no-model', 1),
+  unknownSession: recorded('copilot-resume-unknown', 1),
+  githubUnauthorized: recorded('copilot-login-6-chat-401', 1),
+  /** The real run never exits after this rate limit. */
+  weeklyLimit: recorded('copilot-login-7-chat-429-weekly', 0, { hang: true }),
+  premiumQuota: recorded('copilot-login-8-chat-402-quota', 1),
+  /** `copilot login`: the device code, then waiting for the user. */
+  login: recorded('copilot-login-1-login', 0, {
+    stdout: capture('copilot-login-1-login.out').split('Signed in')[0],
+    hang: true,
+  }),
+} satisfies Record<string, Replay>;
+
+/** One run of the fake as it recorded itself. */
+export interface FakeRun {
+  argv: string[];
+  stdin: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** Files beside the usage report (the call's scratch directory) and their modes. */
+  scratch: Record<string, number>;
+  pid: number;
+}
+
+/**
+ * A fake `copilot`: `--version` prints the recorded version, `login` replays `login`; anything
+ * else is a chat that reads stdin to its end, records itself and replays `chat`.
+ */
+export async function writeFakeCopilot(binDir: string, chat: Replay, recordFile: string, login: Replay = REPLAYS.login): Promise<string> {
+  return writeFakeBin(
+    binDir,
+    'copilot',
+    `
+const fs = require('fs');
+const path = require('path');
+const argv = process.argv.slice(2);
+if (argv[0] === '--version') { process.stdout.write(${JSON.stringify(REPLAYS.version.stdout)}); return; }
+const replay = async (r) => {
+  if (r.stderr) process.stderr.write(r.stderr);
+  for (const line of (r.stdout || '').split(/(?<=\\n)/)) {
+    if (!line) continue;
+    process.stdout.write(line);
+    if (r.delayMs) await new Promise((res) => setTimeout(res, r.delayMs));
+  }
+  const usage = argv.find((a) => a.startsWith('--usage-output-file='));
+  if (usage && r.usage) fs.writeFileSync(usage.slice('--usage-output-file='.length), r.usage);
+  if (r.hang) setInterval(() => {}, 1000);
+  else process.exitCode = r.exitCode || 0;
+};
+const record = (stdin) => {
+  const env = {};
+  for (const k of ['COPILOT_ALLOW_ALL', 'HOME']) env[k] = process.env[k];
+  const usage = argv.find((a) => a.startsWith('--usage-output-file='));
+  const scratch = {};
+  if (usage) {
+    const dir = path.dirname(usage.slice('--usage-output-file='.length));
+    for (const name of fs.readdirSync(dir)) scratch[name] = fs.statSync(path.join(dir, name)).mode & 0o777;
+  }
+  fs.appendFileSync(${JSON.stringify(recordFile)}, JSON.stringify({ argv, stdin, cwd: process.cwd(), env, scratch, pid: process.pid }) + '\\n');
+};
+if (argv[0] === 'login') { record(''); replay(${JSON.stringify(login)}); return; }
+let input = '';
+process.stdin.on('data', (c) => (input += c));
+process.stdin.on('end', () => { record(input); replay(${JSON.stringify(chat)}); });
+`,
+  );
+}
+
+export interface FakeCopilot {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  runs(): Promise<FakeRun[]>;
+  cleanup(): Promise<void>;
+}
+
+/** A throwaway HOME and a fake `copilot` first on PATH replaying `chat`. */
+export async function fakeCopilotEnv(chat: Replay, login?: Replay): Promise<FakeCopilot> {
+  const tmp = await makeTempDir('toolbridge-copilot-test-');
+  const binDir = path.join(tmp.dir, 'bin');
+  const home = path.join(tmp.dir, 'home');
+  const recordFile = path.join(tmp.dir, 'runs.jsonl');
+  await writeFakeCopilot(binDir, chat, recordFile, login);
+  return {
+    env: { PATH: pathWith(binDir), HOME: home, TMPDIR: process.env.TMPDIR ?? '/tmp' },
+    home,
+    async runs() {
+      const text = await readFile(recordFile, 'utf8').catch(() => '');
+      return text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as FakeRun);
+    },
+    cleanup: tmp.cleanup,
+  };
+}

@@ -1,0 +1,72 @@
+import { defineAdapter, probeVersion, resolvePermissions } from '@toolbridge/adapter-kit';
+import type { CallContext, DetectResult, ToolAdapter } from '@toolbridge/core';
+import { checkGeminiAuth, geminiDir, manualLogin, readJsonFile } from './auth.js';
+import { geminiConfig, NAME, TOOL_ID } from './config.js';
+import type { GeminiCliAdapterOptions } from './options.js';
+import { runTurn } from './spawn.js';
+import path from 'node:path';
+
+/** Gemini CLI's model aliases (`-m auto` routes each turn; the others pick a family). */
+export const GEMINI_MODEL_ALIASES: readonly string[] = ['auto', 'pro', 'flash', 'flash-lite'];
+
+/** The model a chat uses: the request's, else `geminiModel`, else the one in Gemini's own settings (`model.name`). */
+async function modelFor(requested: string | undefined, ctx: CallContext): Promise<string | undefined> {
+  const configured = requested ?? geminiConfig.read(ctx.config).model;
+  if (configured) return configured;
+  const settings = await readJsonFile(path.join(geminiDir(ctx.env), 'settings.json'));
+  const name = (settings?.model as { name?: unknown } | undefined)?.name;
+  return typeof name === 'string' && name ? name : undefined;
+}
+
+/**
+ * Google's Gemini CLI (`gemini` on PATH). Chats run `gemini --output-format stream-json` headless
+ * with the conversation on stdin; sign-in state is read from Gemini's settings, credential files
+ * and environment, offline.
+ */
+export function createGeminiCliAdapter(options: GeminiCliAdapterOptions = {}): ToolAdapter {
+  const command = options.command ?? 'gemini';
+
+  return defineAdapter({
+    id: TOOL_ID,
+    name: NAME,
+    type: 'agent',
+    config: geminiConfig,
+    features: {
+      activity: true,
+      sessions: { resume: true, fork: true },
+      permissions: ['read-only', 'workspace-write', 'full'],
+      images: true,
+      additionalDirs: true,
+    },
+
+    async detect(ctx): Promise<DetectResult> {
+      const probe = await probeVersion(
+        // `--version` starts the whole CLI; without the relauncher it is one process and ~1 s faster.
+        { ...ctx, env: { ...ctx.env, GEMINI_CLI_NO_RELAUNCH: 'true' } },
+        { command, toolId: TOOL_ID, timeoutMs: options.versionTimeoutMs ?? 15_000 },
+      );
+      if (!probe.available) return { available: false, models: [], reason: probe.reason };
+      const model = await modelFor(undefined, ctx);
+      const models = [...new Set([...(model ? [model] : []), ...GEMINI_MODEL_ALIASES])];
+      // Every Gemini model the CLI offers takes images.
+      return { available: true, version: probe.version, models, defaultModel: model ?? 'auto', capabilities: ['vision'] };
+    },
+
+    checkAuth: (ctx) => checkGeminiAuth(ctx.env),
+    startAuth: async (ctx) => manualLogin(command, await checkGeminiAuth(ctx.env)),
+    usageLimits: async () => ({
+      status: 'unavailable',
+      reason:
+        'Gemini CLI keeps no usage windows on disk: API keys have none, and the quota of a Google login is only shown inside its interactive /stats',
+    }),
+
+    async *stream(request, ctx) {
+      const permissions = resolvePermissions(request, ctx);
+      yield* runTurn(options, request, ctx, {
+        level: permissions.level,
+        source: permissions.source,
+        model: await modelFor(request.model, ctx),
+      });
+    },
+  });
+}

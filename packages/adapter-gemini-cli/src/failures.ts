@@ -1,0 +1,106 @@
+import { stripAnsi } from '@toolbridge/adapter-kit';
+import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, tail, type ToolbridgeError } from '@toolbridge/core';
+import { NAME, TOOL_ID } from './config.js';
+
+/** Gemini CLI's own exit codes (its `Fatal*Error` classes); API errors exit with the HTTP status mod 256. */
+export const EXIT = { auth: 41, input: 42, sandbox: 44, config: 52, turnLimit: 53, toolExecution: 54, untrusted: 55 } as const;
+
+export interface FailureContext {
+  exitCode?: number | null;
+  stderrTail?: string;
+}
+
+/** The HTTP status of an API error: from its JSON body, its words, else the exit code (status & 255). */
+export function httpStatusOf(message: string, exitCode?: number | null): number | undefined {
+  const code = /"code":\s*(\d{3})\b/.exec(message) ?? /\bstatus (\d{3})\b/.exec(message);
+  if (code) return Number(code[1]);
+  const byExit: Record<number, number> = { 144: 400, 145: 401, 147: 403, 148: 404, 173: 429, 244: 500, 246: 502, 247: 503, 248: 504 };
+  return exitCode === null || exitCode === undefined ? undefined : byExit[exitCode];
+}
+
+/** "Suggested retry after 2s." / "Please retry in 1.5s": the wait the API asked for, in ms. */
+export function suggestedRetryMs(message: string): number | undefined {
+  const m = /(?:Suggested retry after|Please retry in)\s+([0-9.]+)\s*(ms|s)\b/i.exec(message);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  return Number.isFinite(n) ? Math.round(m[2] === 'ms' ? n : n * 1000) : undefined;
+}
+
+const QUOTA =
+  /exhausted your daily quota|exhausted your capacity|capacity exceeded|MODEL_CAPACITY_EXHAUSTED|QUOTA_EXHAUSTED|INSUFFICIENT_G1_CREDITS_BALANCE|limit:\s*0(?![\d.])/i;
+const RATE = /RESOURCE_EXHAUSTED|Resource has been exhausted|rate[ _-]?limit|too many requests/i;
+const AUTH =
+  /Please set an Auth method|Manual authorization is required|Invalid auth method selected|must specify the GEMINI_API_KEY|When using Vertex AI, you must specify|UNAUTHENTICATED|API_KEY_INVALID|API key not valid|PERMISSION_DENIED|FatalAuthenticationError/i;
+
+/** What the user can do about an auth failure, by what Gemini said. */
+function authHint(text: string): string {
+  if (/Invalid auth method selected/i.test(text))
+    return 'Choose how Gemini CLI signs in: run `gemini` in a terminal and pick a method, or set "security.auth.selectedType" in ~/.gemini/settings.json (GOOGLE_GEMINI_BASE_URL alone selects a gateway, which headless runs refuse).';
+  return 'Run `gemini` in a terminal and sign in with Google, or set GEMINI_API_KEY (or Vertex AI: GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION, or GOOGLE_API_KEY).';
+}
+
+/** stderr without the notices every headless run prints. */
+export function cleanStderr(stderr: string): string {
+  return stripAnsi(stderr)
+    .split('\n')
+    .filter((l) => !/^Warning: (Basic terminal detected|256-color support not detected)/.test(l))
+    .filter((l) => !/^Ripgrep is not available|^\[STARTUP\]|^YOLO mode is enabled|^Loaded cached credentials/.test(l))
+    .join('\n')
+    .trim();
+}
+
+/**
+ * Map a Gemini CLI failure to a typed error: the `result` event's message (or a failed attempt
+ * it reported) first, then the exit code, then stderr.
+ */
+export function classifyFailure(message: string, context: FailureContext = {}): ToolbridgeError {
+  const details: Record<string, unknown> = {};
+  if (context.exitCode !== undefined && context.exitCode !== null) details.exitCode = context.exitCode;
+  const stderr = context.stderrTail ? tail(cleanStderr(context.stderrTail), 2000) : '';
+  if (stderr) details.stderrTail = stderr;
+  const text = stripAnsi(message).trim();
+  const status = httpStatusOf(text, context.exitCode);
+  const opts = { toolId: TOOL_ID, details };
+
+  if (context.exitCode === EXIT.auth || status === 401 || status === 403 || AUTH.test(text)) {
+    return new ToolAuthError(`${NAME} is not signed in or was refused: ${text}. ${authHint(text)}`, opts);
+  }
+  if (QUOTA.test(text)) {
+    const retryAfterMs = suggestedRetryMs(text);
+    return new QuotaExceededError(`${NAME} quota exhausted: ${text}`, { ...opts, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+  }
+  if (status === 429 || RATE.test(text)) {
+    const retryAfterMs = suggestedRetryMs(text);
+    return new RateLimitError(`${NAME} was rate limited: ${text}`, { ...opts, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+  }
+  const suffix = stderr && !text.includes(stderr) ? `\n${stderr}` : '';
+  if (context.exitCode === EXIT.untrusted) {
+    return new ProviderExecutionError(`${NAME} refused the working directory as untrusted: ${text}${suffix}`, opts);
+  }
+  const transient =
+    (status !== undefined && status >= 500) ||
+    /fetch failed|ECONNRESET|ECONNREFUSED|ETIMEDOUT|overloaded|UNAVAILABLE|transient/i.test(text);
+  return new ProviderExecutionError(`${NAME} failed: ${text || 'no error message'}${suffix}`, { ...opts, retryable: transient });
+}
+
+/**
+ * Watches stderr for "Attempt N failed … Retrying" — Gemini CLI about to retry a failed model
+ * request — and yields that attempt's text once it is complete (the retry notice can follow on
+ * the next line). Only the first failed attempt counts.
+ */
+export class RetryWatch {
+  private buffer = '';
+  private fired = false;
+
+  push(chunk: string): string | undefined {
+    if (this.fired) return undefined;
+    this.buffer = (this.buffer + stripAnsi(chunk)).slice(-64 * 1024);
+    const start = this.buffer.search(/^Attempt \d+ failed/m);
+    if (start < 0) return undefined;
+    const rest = this.buffer.slice(start);
+    const retry = /Retrying[^\n]*\n/.exec(rest);
+    if (!retry) return undefined;
+    this.fired = true;
+    return rest.slice(0, retry.index + retry[0].length).trim();
+  }
+}

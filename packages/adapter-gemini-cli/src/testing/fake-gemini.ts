@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeTempDir, pathWith, writeFakeBin } from '@toolbridge/test-suite';
+
+/** Output of the real gemini 0.61.0, recorded byte for byte (see captures/README.md). */
+export const CAPTURES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'captures');
+
+export function capture(name: string): string {
+  return readFileSync(path.join(CAPTURES_DIR, name), 'utf8');
+}
+
+/** One run of the fake: what it prints, how it ends. */
+export interface Replay {
+  stdout?: string;
+  stderr?: string;
+  exitCode?: number;
+  /** Milliseconds between stdout lines. */
+  delayMs?: number;
+  /** Print, then never exit. */
+  hang?: boolean;
+}
+
+/** A recorded run: `<name>.out` on stdout, `<name>.err` on stderr, and its exit code. */
+export function recorded(name: string, exitCode = 0, extra: Partial<Replay> = {}): Replay {
+  return { stdout: capture(`${name}.out`), stderr: capture(`${name}.err`), exitCode, ...extra };
+}
+
+/** The real captures the tests replay. */
+export const REPLAYS = {
+  version: { stdout: capture('gemini-version.out') },
+  ok: recorded('gemini-stdin-only'),
+  slow: recorded('gemini-stdin-only', 0, { delayMs: 150 }),
+  tools: recorded('gemini-tools-yolo'),
+  toolsNotOffered: recorded('gemini-tools-default'),
+  thoughts: recorded('gemini-thoughts'),
+  unauthorized: recorded('gemini-err-401', 145),
+  dailyQuota: recorded('gemini-err-429-daily', 173),
+  /** Gemini retrying a 429 with the API's RetryInfo; the real run was killed while it waited. */
+  retryingRateLimit: recorded('gemini-err-429-retryinfo', 0, { hang: true }),
+  /** The stderr of a 500 it retried ten times; the run goes on waiting. */
+  retryingServerError: { stdout: capture('gemini-err-hang.out'), stderr: capture('gemini-err-500.err'), hang: true },
+  /** A model that never answers: the real stderr shows a failed attempt only after ~60 s, so the quiet start is replayed. */
+  hang: { stdout: capture('gemini-err-hang.out'), stderr: capture('gemini-stdin-only.err'), hang: true },
+  notSignedIn: recorded('gemini-noauth-stream', 41),
+  emptyResponse: recorded('gemini-empty-response'),
+  maxTurns: recorded('gemini-max-turns', 53),
+  unknownSession: recorded('gemini-sessions-10-resume-unknown', 42),
+  untrusted: recorded('gemini-untrusted', 55),
+  networkDown: recorded('gemini-err-drop-max1', 1),
+} satisfies Record<string, Replay>;
+
+/** One chat run of the fake as it recorded itself. */
+export interface FakeRun {
+  argv: string[];
+  stdin: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** The `--admin-policy` file's text, read while the run was alive. */
+  policy?: string;
+  /** Files in the run's TMPDIR (the call's scratch directory) and their modes. */
+  scratch: Record<string, number>;
+  pid: number;
+}
+
+/**
+ * A fake `gemini`: `--version` prints the recorded version; anything else is a chat that reads
+ * stdin to its end, records argv, stdin, cwd and the env it cares about, and replays `chat`.
+ */
+export async function writeFakeGemini(binDir: string, chat: Replay, recordFile: string): Promise<string> {
+  const version = REPLAYS.version.stdout;
+  return writeFakeBin(
+    binDir,
+    'gemini',
+    `
+const fs = require('fs');
+const argv = process.argv.slice(2);
+if (argv[0] === '--version') { process.stdout.write(${JSON.stringify(version)}); return; }
+const chat = ${JSON.stringify(chat)};
+let input = '';
+process.stdin.on('data', (c) => (input += c));
+process.stdin.on('end', async () => {
+  const env = {};
+  for (const k of ['GEMINI_CLI_NO_RELAUNCH', 'TMPDIR', 'HOME']) env[k] = process.env[k];
+  const at = argv.indexOf('--admin-policy');
+  const policy = at >= 0 ? fs.readFileSync(argv[at + 1], 'utf8') : undefined;
+  const scratch = {};
+  for (const name of fs.readdirSync(process.env.TMPDIR)) scratch[name] = fs.statSync(process.env.TMPDIR + '/' + name).mode & 0o777;
+  fs.appendFileSync(${JSON.stringify(recordFile)}, JSON.stringify({ argv, stdin: input, cwd: process.cwd(), env, policy, scratch, pid: process.pid }) + '\\n');
+  if (chat.stderr) process.stderr.write(chat.stderr);
+  for (const line of (chat.stdout || '').split(/(?<=\\n)/)) {
+    if (!line) continue;
+    process.stdout.write(line);
+    if (chat.delayMs) await new Promise((r) => setTimeout(r, chat.delayMs));
+  }
+  if (chat.hang) setInterval(() => {}, 1000);
+  else process.exitCode = chat.exitCode || 0;
+});
+`,
+  );
+}
+
+export interface FakeGemini {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  runs(): Promise<FakeRun[]>;
+  cleanup(): Promise<void>;
+}
+
+/** A throwaway HOME and a fake `gemini` first on PATH replaying `chat`. */
+export async function fakeGeminiEnv(chat: Replay): Promise<FakeGemini> {
+  const tmp = await makeTempDir('toolbridge-gemini-test-');
+  const binDir = path.join(tmp.dir, 'bin');
+  const home = path.join(tmp.dir, 'home');
+  const recordFile = path.join(tmp.dir, 'runs.jsonl');
+  await mkdir(path.join(home, '.gemini'), { recursive: true });
+  await writeFakeGemini(binDir, chat, recordFile);
+  return {
+    env: { PATH: pathWith(binDir), HOME: home, TMPDIR: process.env.TMPDIR ?? '/tmp' },
+    home,
+    async runs() {
+      const text = await readFile(recordFile, 'utf8').catch(() => '');
+      return text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as FakeRun);
+    },
+    cleanup: tmp.cleanup,
+  };
+}
