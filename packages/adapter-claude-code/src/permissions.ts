@@ -1,5 +1,5 @@
-import { resolvePermissions } from '@toolbridge/adapter-kit';
-import type { CallContext, PermissionLevel, ToolRequest } from '@toolbridge/core';
+import { permissionReport, resolvePermissions, type PermissionReport } from '@toolbridge/adapter-kit';
+import type { CallContext, ToolRequest } from '@toolbridge/core';
 import { ACCESS_OF, LEVEL_OF, type ClaudeCodeToolAccess } from './config.js';
 
 /** What a chat may do, as Claude Code flags, and what `result.metadata.permissions` says about it. */
@@ -7,7 +7,7 @@ export interface AccessPlan {
   access: ClaudeCodeToolAccess;
   /** Tool set and permission mode flags (without `--add-dir`). */
   args: string[];
-  report: { requested: PermissionLevel; applied: PermissionLevel; note?: string };
+  report: PermissionReport;
 }
 
 const READ = 'Read,Glob,Grep';
@@ -69,6 +69,6 @@ export function planAccess(
   return {
     access,
     args: accessArgs(access, root),
-    report: { requested: resolved.level, applied: LEVEL_OF[access], ...(note ? { note } : {}) },
+    report: permissionReport(resolved, LEVEL_OF[access], note),
   };
 }

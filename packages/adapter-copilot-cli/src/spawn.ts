@@ -7,6 +7,8 @@ import {
   toolFailure,
   writeImageFiles,
   type RunningProcess,
+  permissionReport,
+  type ResolvedPermissions,
 } from '@toolbridge/adapter-kit';
 import {
   InvalidRequestError,
@@ -25,10 +27,7 @@ import { classifyCallFailure, classifySessionError, classifyStartupFailure } fro
 import type { CopilotCliAdapterOptions } from './options.js';
 import { readUsageFile } from './usage.js';
 
-export interface CopilotTurn {
-  level: PermissionLevel;
-  /** Where the level came from (request, config, default). */
-  source: string;
+export interface CopilotTurn extends ResolvedPermissions {
   model?: string;
 }
 
@@ -112,13 +111,7 @@ export async function* runTurn(
           ...(model ? { model } : {}),
           metadata: {
             ...(parser.sessionId ? { nativeSessionId: parser.sessionId } : {}),
-            permissions: {
-              requested: turn.level,
-              applied: turn.level,
-              ...(PERMISSION_NOTES[turn.level] ? { note: PERMISSION_NOTES[turn.level] } : {}),
-              source: turn.source,
-              flags: PERMISSION_FLAGS[turn.level],
-            },
+            permissions: { ...permissionReport(turn, turn.level, PERMISSION_NOTES[turn.level]), flags: PERMISSION_FLAGS[turn.level] },
             ...(typeof premiumRequests === 'number' ? { premiumRequests } : {}),
             ...(parser.warnings.length ? { warnings: parser.warnings } : {}),
           },

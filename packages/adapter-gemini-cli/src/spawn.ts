@@ -1,14 +1,16 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { imagesOf, renderConversation, spawnProcess, toolFailure, writeImageFiles, type RunningProcess } from '@toolbridge/adapter-kit';
 import {
-  InvalidRequestError,
-  ProviderExecutionError,
-  type ChatContext,
-  type PermissionLevel,
-  type StreamEvent,
-  type ToolRequest,
-} from '@toolbridge/core';
+  imagesOf,
+  permissionReport,
+  renderConversation,
+  spawnProcess,
+  toolFailure,
+  writeImageFiles,
+  type ResolvedPermissions,
+  type RunningProcess,
+} from '@toolbridge/adapter-kit';
+import { InvalidRequestError, ProviderExecutionError, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
 import { buildArgs } from './argv.js';
 import { geminiDir } from './auth.js';
 import { APPROVAL_MODE_OF, NAME, TOOL_ID } from './config.js';
@@ -18,10 +20,7 @@ import type { GeminiCliAdapterOptions } from './options.js';
 import { DENIED_TOOLS, policyToml, PERMISSION_NOTES } from './policy.js';
 import { findSessionFile } from './session-files.js';
 
-export interface GeminiTurn {
-  level: PermissionLevel;
-  /** Where the level came from (request, config, default). */
-  source: string;
+export interface GeminiTurn extends ResolvedPermissions {
   model?: string;
 }
 
@@ -115,10 +114,7 @@ export async function* runTurn(
           metadata: {
             ...(parser.sessionId ? { nativeSessionId: parser.sessionId } : {}),
             permissions: {
-              requested: turn.level,
-              applied: turn.level,
-              ...(PERMISSION_NOTES[turn.level] ? { note: PERMISSION_NOTES[turn.level] } : {}),
-              source: turn.source,
+              ...permissionReport(turn, turn.level, PERMISSION_NOTES[turn.level]),
               approvalMode,
               deniedTools: DENIED_TOOLS[turn.level],
             },

@@ -1,13 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ToolImage } from '@toolbridge/core';
-
-const EXTENSION: Readonly<Record<ToolImage['mediaType'], string>> = {
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-};
+import { imageExtension, type ToolImage } from '@toolbridge/core';
 
 /**
  * Write a conversation's images (in `imagesOf()` order) into a private directory, for CLIs that
@@ -17,7 +10,7 @@ const EXTENSION: Readonly<Record<ToolImage['mediaType'], string>> = {
 export async function writeImageFiles(images: readonly ToolImage[], dir: string): Promise<string[]> {
   return Promise.all(
     images.map(async (image, i) => {
-      const file = path.join(dir, `image-${i + 1}.${EXTENSION[image.mediaType]}`);
+      const file = path.join(dir, `image-${i + 1}.${imageExtension(image.mediaType)}`);
       // `wx`: a call's scratch directory is fresh; an existing file would mean two writers.
       await writeFile(file, Buffer.from(image.data, 'base64'), { mode: 0o600, flag: 'wx' });
       return file;

@@ -22,3 +22,23 @@ export function resolvePermissions(
   if (PERMISSION_LEVELS.includes(configured as PermissionLevel)) return { level: configured as PermissionLevel, source: 'config' };
   return { level: 'read-only', source: 'default' };
 }
+
+/**
+ * `result.metadata.permissions`, the same shape from every agent: the level asked for (or
+ * defaulted), the level the tool was actually run with (never more; less where it cannot honour
+ * the level exactly, with a note saying how), and where the level came from.
+ */
+export interface PermissionReport {
+  requested: PermissionLevel;
+  applied: PermissionLevel;
+  source: ResolvedPermissions['source'];
+  note?: string;
+}
+
+export function permissionReport(
+  resolved: ResolvedPermissions,
+  applied: PermissionLevel = resolved.level,
+  note?: string,
+): PermissionReport {
+  return { requested: resolved.level, applied, source: resolved.source, ...(note ? { note } : {}) };
+}

@@ -1,7 +1,7 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
-import { imagesOf, runProcess } from '@toolbridge/adapter-kit';
-import { imageExtension, InvalidRequestError, type CallContext, type ChatContext, type ToolRequest } from '@toolbridge/core';
+import { imagesOf, runProcess, writeImageFiles } from '@toolbridge/adapter-kit';
+import { InvalidRequestError, type CallContext, type ChatContext, type ToolRequest } from '@toolbridge/core';
 import { TOOL_ID } from './config.js';
 import { parseModels, providerOf, type ModelCatalog } from './models.js';
 
@@ -66,11 +66,5 @@ export async function imageFiles(
   }
   // One directory per run: core's repair turn may run twice in one scratch directory.
   const dir = await mkdtemp(path.join(await ctx.scratchDir(), 'run-'));
-  const files: string[] = [];
-  for (const [i, image] of images.entries()) {
-    const file = path.join(dir, `image-${i + 1}.${imageExtension(image.mediaType)}`);
-    await writeFile(file, Buffer.from(image.data, 'base64'), { mode: 0o600, flag: 'wx' });
-    files.push(file);
-  }
-  return files;
+  return writeImageFiles(images, dir);
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { resolvePermissions } from '@toolbridge/adapter-kit';
+import { permissionReport, resolvePermissions, type PermissionReport } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, type CallContext, type PermissionLevel, type ToolRequest } from '@toolbridge/core';
 import { TOOL_ID } from './config.js';
 
@@ -14,7 +14,7 @@ export interface OpenCodePermissions {
   /** The `permission` section of OpenCode's config (`OPENCODE_CONFIG_CONTENT` for run). */
   config: PermissionConfig;
   /** `result.metadata.permissions`. */
-  metadata: { requested: PermissionLevel; applied: PermissionLevel; note?: string };
+  metadata: PermissionReport;
 }
 
 /**
@@ -72,11 +72,12 @@ export function opencodePermissions(
   request: Pick<ToolRequest, 'permissions' | 'additionalDirs'>,
   ctx: Pick<CallContext, 'config'>,
 ): OpenCodePermissions {
-  const { level } = resolvePermissions(request, ctx);
+  const resolved = resolvePermissions(request, ctx);
+  const { level } = resolved;
   return {
     level,
     config: permissionConfig(level, request.additionalDirs),
-    metadata: { requested: level, applied: level, note: NOTES[level] },
+    metadata: permissionReport(resolved, level, NOTES[level]),
   };
 }
 
