@@ -50,7 +50,12 @@ describe('activity from real runs', () => {
     expect(result.message.content).toBe('All done.');
     expect(result.metadata).toMatchObject({
       sandbox: 'workspace-write',
-      permissions: { requested: 'workspace-write', applied: 'workspace-write', note: expect.stringContaining('.git') },
+      permissions: {
+        requested: 'workspace-write',
+        applied: 'workspace-write',
+        source: 'tool-config',
+        note: expect.stringContaining('.git'),
+      },
     });
   });
 

@@ -71,7 +71,7 @@ describe('chat against a fake codex replaying the real output', () => {
       metadata: {
         nativeSessionId: '01a20148-b4b2-79a1-8a35-96c1c4f476c8',
         sandbox: 'read-only',
-        permissions: { requested: 'read-only', applied: 'read-only', note: expect.stringContaining('read-only') },
+        permissions: { requested: 'read-only', applied: 'read-only', source: 'default', note: expect.stringContaining('read-only') },
         transport: 'spawn',
         warnings: [
           'Model metadata for `mock-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.',

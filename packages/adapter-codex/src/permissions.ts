@@ -1,4 +1,4 @@
-import { resolvePermissions } from '@toolbridge/adapter-kit';
+import { permissionReport, resolvePermissions, type PermissionReport } from '@toolbridge/adapter-kit';
 import type { CallContext, PermissionLevel, ToolRequest } from '@toolbridge/core';
 import { codexConfig, LEVEL_OF, SANDBOX_OF, type CodexSandboxMode } from './config.js';
 
@@ -8,7 +8,7 @@ export interface CodexPermissions {
   /** Config overrides that keep Codex's sandbox to what the level grants (`-c key=value` for exec, `config` for app-server). */
   config: Record<string, boolean>;
   /** `result.metadata.permissions`. */
-  metadata: { requested: PermissionLevel; applied: PermissionLevel; note?: string };
+  metadata: PermissionReport;
 }
 
 /**
@@ -34,12 +34,13 @@ const NOTES: Partial<Record<PermissionLevel, string>> = {
  */
 export function codexPermissions(request: Pick<ToolRequest, 'permissions'>, ctx: Pick<CallContext, 'config'>): CodexPermissions {
   const configured = codexConfig.read(ctx.config).sandbox;
-  const { level } = resolvePermissions(request, ctx, configured ? LEVEL_OF[configured] : undefined);
+  const resolved = resolvePermissions(request, ctx, configured ? LEVEL_OF[configured] : undefined);
+  const { level } = resolved;
   const sandbox = SANDBOX_OF[level];
   const note = NOTES[level];
   return {
     sandbox,
     config: sandbox === 'workspace-write' ? EXACT_WORKSPACE : {},
-    metadata: { requested: level, applied: level, ...(note ? { note } : {}) },
+    metadata: permissionReport(resolved, level, note),
   };
 }
