@@ -74,7 +74,9 @@ describe('no orphans, whatever ends the chat', () => {
     await Promise.all(calls);
     await settled();
     // Only the 20 chats that held slots ever ran: the 10 queued ones left without starting a tool.
-    expect((await Promise.all(BINS.map((b) => machine.runs(b)))).flat().length).toBe(slots);
+    // (Codex tries its warm `app-server` first, which the fake refuses at once: that is no chat's run.)
+    const runs = (await Promise.all(BINS.map((b) => machine.runs(b)))).flat().filter((r) => r.argv[0] !== 'app-server');
+    expect(runs.length).toBe(slots);
   }, 30_000);
 
   it('server close(): in-flight chats are answered 503 or cut, and their processes end', async () => {

@@ -19,7 +19,6 @@ import {
 import { adapterChat, adapterStream, makeTempDir, pathWithout, pidAlive, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
 import { renderConversation } from '@toolbridge/adapter-kit';
 import { createCodexAdapter } from './adapter.js';
-import { buildExecArgs } from './argv.js';
 import { parseLoginStatus } from './auth.js';
 import type { CodexAdapterOptions } from './options.js';
 import { capture, CAPTURES_DIR, fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';
@@ -61,24 +60,6 @@ const readPids = async (file: string) => (await readFile(file, 'utf8').catch(() 
 
 const jsonl = (...events: unknown[]) => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
 
-describe('argv', () => {
-  it('builds `codex exec` with the sandbox, the model and `-` last', () => {
-    expect(buildExecArgs({ sandbox: 'read-only' })).toEqual([
-      'exec',
-      '--json',
-      '--skip-git-repo-check',
-      '--sandbox',
-      'read-only',
-      '-c',
-      'features.shell_snapshot=false',
-      '-',
-    ]);
-    expect(
-      buildExecArgs({ sandbox: 'workspace-write', model: 'gpt-5', ephemeral: true, shellSnapshot: true, extraArgs: ['-c', 'a=b'] }),
-    ).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-m', 'gpt-5', '--ephemeral', '-c', 'a=b', '-']);
-  });
-});
-
 describe('chat against a fake codex replaying the real output', () => {
   it('returns the agent message, integer usage, model and thread id; the non-fatal error item is only a warning', async () => {
     const { adapter, ctx } = await setup({ exec: REPLAYS.ok });
@@ -90,6 +71,8 @@ describe('chat against a fake codex replaying the real output', () => {
       metadata: {
         nativeSessionId: '01a20148-b4b2-79a1-8a35-96c1c4f476c8',
         sandbox: 'read-only',
+        permissions: { requested: 'read-only', applied: 'read-only', source: 'default', note: expect.stringContaining('read-only') },
+        transport: 'spawn',
         warnings: [
           'Model metadata for `mock-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.',
         ],
@@ -121,6 +104,13 @@ describe('chat against a fake codex replaying the real output', () => {
       '-c',
       'features.shell_snapshot=false',
       '-c',
+      'tools.update_plan.enabled=true',
+      // workspace-write stays in the workspace: Codex's own also lets commands write /tmp and $TMPDIR.
+      '-c',
+      'sandbox_workspace_write.exclude_slash_tmp=true',
+      '-c',
+      'sandbox_workspace_write.exclude_tmpdir_env_var=true',
+      '-c',
       'model_provider=mock',
       '-',
     ]);
@@ -139,6 +129,8 @@ describe('chat against a fake codex replaying the real output', () => {
       'read-only',
       '-c',
       'features.shell_snapshot=false',
+      '-c',
+      'tools.update_plan.enabled=true',
       '-c',
       'model_provider=mock',
       '-',
@@ -194,6 +186,17 @@ describe('chat against a fake codex replaying the real output', () => {
     await copyFile(path.join(CAPTURES_DIR, 'codex-home-sessions', name), path.join(day, name));
     const result = await adapterChat(adapter, hello, ctx());
     expect(result.model).toBe('mock-model');
+  });
+});
+
+describe('a codex whose app-server would not start', () => {
+  it('answers every chat by spawning codex exec, and its load says spawn from then on', async () => {
+    // The fake refuses `app-server` at once (exit 2), as a Codex without it does.
+    const { adapter, ctx } = await setup({ exec: REPLAYS.ok });
+    expect(adapter.warmLoad?.()).toMatchObject({ processes: 0 });
+    for (let i = 0; i < 2; i++) expect((await adapterChat(adapter, hello, ctx())).metadata.transport).toBe('spawn');
+    // Undefined load: health reports the transport as `spawn`, which is what chats get for the next minute.
+    expect(adapter.warmLoad?.()).toBeUndefined();
   });
 });
 
@@ -463,14 +466,15 @@ describe('failures', () => {
 });
 
 describe('detect', () => {
-  it('parses the version and lists only the configured model', async () => {
+  it('parses the version; without a catalog (`debug models` fails) it lists only the configured model', async () => {
     const { adapter, ctx } = await setup({});
-    expect(await adapter.detect(ctx())).toEqual({ available: true, version: '0.169.0', models: [] });
+    expect(await adapter.detect(ctx())).toEqual({ available: true, version: '0.169.0', models: [], capabilities: ['vision'] });
     expect(await adapter.detect(ctx({ codexModel: 'gpt-5-codex' }))).toEqual({
       available: true,
       version: '0.169.0',
       models: ['gpt-5-codex'],
       defaultModel: 'gpt-5-codex',
+      capabilities: ['vision'],
     });
   });
 

@@ -1,16 +1,22 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { defineAdapter, probeVersion, resolvePermissions, runProcess } from '@toolbridge/adapter-kit';
+import { defineAdapter, runProcess } from '@toolbridge/adapter-kit';
 import type { CallContext, ToolAdapter } from '@toolbridge/core';
-import { codexLogin, parseLoginStatus } from './auth.js';
-import { codexConfig, LEVEL_OF, SANDBOX_OF, TOOL_ID } from './config.js';
+import { codexLogin, loginStatusAuth, providerAuth } from './auth.js';
+import { codexConfig, TOOL_ID } from './config.js';
+import { detectCodex } from './detect.js';
 import type { CodexAdapterOptions } from './options.js';
 import { execTurn } from './spawn.js';
+import { turnSettings } from './turn.js';
 import { readUsageLimits } from './usage-limits.js';
+import { readCodexUserConfig } from './user-config.js';
+import { CodexWarm } from './warm.js';
 
 /**
  * The Codex agent (`codex` on PATH): chats run `codex exec --json` with the conversation on
- * stdin; login state from `codex login status`; usage windows from Codex's own session logs.
+ * stdin, continuing Codex's own threads for sessions; models from Codex's catalog and the user's
+ * config; login state from the provider setup and `codex login status`; usage windows from
+ * Codex's own session logs.
  */
 export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapter {
   const command = options.command ?? 'codex';
@@ -18,8 +24,12 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
   const login = codexLogin(command, options.loginTtlMs ?? 10 * 60_000, options.loginOutputWaitMs ?? 5_000);
   const codexHomeOf = (ctx: CallContext): string =>
     options.codexHome ?? (ctx.env.CODEX_HOME || path.join(ctx.env.HOME || homedir(), '.codex'));
+  const warm = new CodexWarm(options);
 
   const checkAuth = async (ctx: CallContext) => {
+    const user = await readCodexUserConfig(codexHomeOf(ctx), codexConfig.read(ctx.config).profile);
+    const byProvider = providerAuth(user, ctx.env);
+    if (byProvider) return byProvider;
     const r = await runProcess({
       command,
       args: ['login', 'status'],
@@ -30,7 +40,7 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
       maxOutputBytes: 64 * 1024,
     });
     // Codex prints the status on stderr; read stdout too in case that changes.
-    return parseLoginStatus(`${r.stderrTail}\n${r.stdout}`, r.exitCode);
+    return loginStatusAuth(`${r.stderrTail}\n${r.stdout}`, r.exitCode, ctx.env);
   };
 
   return defineAdapter({
@@ -38,15 +48,17 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
     name: 'Codex',
     type: 'agent',
     config: codexConfig,
-    features: { activity: true, permissions: ['read-only', 'workspace-write', 'full'] },
-
-    async detect(ctx) {
-      const { model } = codexConfig.read(ctx.config);
-      const models = model ? [model] : [];
-      const probe = await probeVersion(ctx, { command, toolId: TOOL_ID, timeoutMs: versionTimeoutMs });
-      if (!probe.available) return { available: false, models, ...(model ? { defaultModel: model } : {}), reason: probe.reason };
-      return { available: true, version: probe.version, models, ...(model ? { defaultModel: model } : {}) };
+    features: {
+      sessions: { resume: !options.ephemeral, fork: !options.ephemeral },
+      structuredOutput: 'native',
+      images: true,
+      activity: true,
+      permissions: ['read-only', 'workspace-write', 'full'],
+      additionalDirs: true,
+      warm: options.warm !== false,
     },
+
+    detect: (ctx) => detectCodex(ctx, { command, timeoutMs: versionTimeoutMs, codexHome: codexHomeOf(ctx) }),
 
     checkAuth,
     startAuth: (ctx) => login.start(ctx, () => checkAuth(ctx)),
@@ -58,18 +70,18 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
         ...(options.usageTailBytes ? { tailBytes: options.usageTailBytes } : {}),
       }),
 
-    stream(request, ctx) {
-      const settings = codexConfig.read(ctx.config);
-      const permissions = resolvePermissions(request, ctx, settings.sandbox ? LEVEL_OF[settings.sandbox] : undefined);
-      const sandbox = SANDBOX_OF[permissions.level];
-      return execTurn(options, request, ctx, {
-        sandbox,
-        model: request.model ?? settings.model,
-        codexHome: codexHomeOf(ctx),
-        metadata: { sandbox },
-      });
+    async *stream(request, ctx) {
+      // Inside the generator: a bad setting fails the stream, never the call that creates it.
+      const turn = turnSettings(request, ctx, codexHomeOf(ctx));
+      if (!warm.spawnReason(ctx, turn) && (yield* warm.stream(request, ctx, turn))) return;
+      yield* execTurn(options, request, ctx, turn);
     },
 
-    dispose: () => login.close(),
+    prewarm: (ctx) => warm.prewarm(ctx, turnSettings({}, ctx, codexHomeOf(ctx))),
+    warmLoad: () => warm.load(),
+
+    dispose: async () => {
+      await Promise.allSettled([login.close(), warm.close()]);
+    },
   });
 }

@@ -14,6 +14,12 @@ export const codexConfig = adapterConfig(TOOL_ID, {
     enum: CODEX_SANDBOX_MODES,
     description: 'Default sandbox for commands Codex runs (`--sandbox`) when a chat asks for no permission level; read-only unless set.',
   },
+  profile: {
+    type: 'string',
+    minLength: 1,
+    pattern: '^[A-Za-z0-9_.-]+$',
+    description: 'Codex profile (`codex exec -p`): layers `$CODEX_HOME/<profile>.config.toml` over `config.toml` (model, provider, ...).',
+  },
 });
 
 export const codexConfigSchema = codexConfig.schema;

@@ -1,7 +1,14 @@
 import { pathWithout } from '@toolbridge/test-suite';
 import { describeAdapterConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
 import { createCodexAdapter } from './adapter.js';
-import { fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';
+import { capture, fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';
+
+const JSON_ANSWER = { city: 'Paris', sunny: true };
+/** The real run's output with its answer swapped for JSON text. */
+const jsonReplay = {
+  stdout: capture('codex-mock.out').replace('"text":"Hello from mock"', `"text":${JSON.stringify(JSON.stringify(JSON_ANSWER))}`),
+  stderr: capture('codex-mock.err'),
+};
 
 const scenarios: Partial<Record<ConformanceScenario, FakeCodexScript>> = {
   ok: { version: REPLAYS.version, loginStatus: REPLAYS.loggedInChatGpt, exec: REPLAYS.ok },
@@ -11,10 +18,18 @@ const scenarios: Partial<Record<ConformanceScenario, FakeCodexScript>> = {
   'rate-limited': { version: REPLAYS.version, loginStatus: REPLAYS.loggedInChatGpt, exec: REPLAYS.usageLimit },
   // Offline Codex reports reconnect notices (activity), then waits forever.
   stall: { version: REPLAYS.version, loginStatus: REPLAYS.loggedInChatGpt, exec: REPLAYS.reconnecting },
+  json: { version: REPLAYS.version, loginStatus: REPLAYS.loggedInChatGpt, exec: jsonReplay },
+  // A real workspace-write run: a shell command, then the answer.
+  activity: {
+    version: REPLAYS.version,
+    loginStatus: REPLAYS.loggedInChatGpt,
+    exec: { stdout: capture('codex-ww-command.out'), stderr: capture('codex-ww-command.err') },
+  },
 };
 
 describeAdapterConformance('codex', {
   expectedText: 'Hello from mock',
+  expectedJson: JSON_ANSWER,
   scenarios: Object.keys(scenarios) as ConformanceScenario[],
   async setup(scenario) {
     const fake = await fakeCodexEnv(scenarios[scenario]!);

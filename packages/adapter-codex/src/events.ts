@@ -111,6 +111,9 @@ export class CodexEventParser {
   warnings: string[] = [];
   nonJsonLines = 0;
   answer?: string;
+  /** Commands started and not (yet) completed, by item id: a blocked one never completes. */
+  readonly openCommands = new Map<string, string>();
+  private readonly started = new Set<string>();
   private held?: { id?: string; text: string };
   private notices = 0;
 
@@ -121,6 +124,11 @@ export class CodexEventParser {
       this.nonJsonLines++;
       return [];
     }
+    return this.pushEvent(event as Record<string, unknown> & { type: string });
+  }
+
+  /** One event already parsed (the warm transport's notifications, translated to exec's shape). */
+  pushEvent(event: Record<string, unknown> & { type: string }): StreamEvent[] {
     const out: StreamEvent[] = [];
     switch (event.type) {
       case 'thread.started':
@@ -141,7 +149,15 @@ export class CodexEventParser {
           this.held = { id: str(item.id), text: str(item.text) ?? '' };
           break;
         }
-        this.release(out);
+        // Only a new step shows the held message was not the last: Codex completes a plan (todo_list) it
+        // started earlier only at the end of the turn, after the answer.
+        const id = str(item.id);
+        if (status === 'started' || id === undefined || !this.started.has(id)) this.release(out);
+        if (id !== undefined && status === 'started') this.started.add(id);
+        if (id !== undefined && item.type === 'command_execution') {
+          if (status === 'completed') this.openCommands.delete(id);
+          else this.openCommands.set(id, str(item.command) ?? '');
+        }
         if (item.type === 'error' && typeof item.message === 'string') this.warnings.push(item.message);
         out.push({ type: 'activity', activity: activityOf(item, status) });
         break;

@@ -30,6 +30,8 @@ export function parseRetryAt(message: string, now: Date = new Date()): Date | un
   return at;
 }
 
+/** `exec resume`/`fork` of a thread whose rollout file is gone: "thread/resume failed: no rollout found for thread id <id>". */
+const NO_THREAD = /no rollout found for thread id|thread not found:/i;
 const USAGE_LIMIT = /usage limit|usage_limit_reached|purchase more credits|usage_not_included/i;
 const RATE_LIMIT = /\b429\b|too many requests|rate[ _-]?limit/i;
 const AUTH =
@@ -53,6 +55,13 @@ export function classifyFailure(message: string, context: FailureContext = {}): 
   if (stderr) details.stderrTail = stderr;
   const text = message.trim();
 
+  if (NO_THREAD.test(text)) {
+    // The thread id is Codex's own: kept for logs, never shown to callers.
+    return new ProviderExecutionError(
+      'Codex cannot continue this conversation: its own record of the session is gone (deleted from $CODEX_HOME/sessions, or never written). Start a new session.',
+      { toolId: TOOL_ID, details: { ...details, codexError: text }, publicDetails: { reason: 'native_session_missing' } },
+    );
+  }
   if (USAGE_LIMIT.test(text)) {
     const resetsAt = parseRetryAt(text, context.now);
     return new QuotaExceededError(`Codex usage limit reached: ${text}`, { toolId: TOOL_ID, resetsAt, details });

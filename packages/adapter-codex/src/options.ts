@@ -19,6 +19,16 @@ export interface CodexAdapterOptions {
    * runs in its own session, beyond the reach of a process-group kill, so it is off unless asked for.
    */
   shellSnapshot?: boolean;
+  /**
+   * Offer the model Codex's `update_plan` tool (default true; Codex 0.169 leaves it off unless
+   * `tools.update_plan.enabled` is set), so the agent's plan shows up as `plan` activity.
+   */
+  planTool?: boolean;
+  /**
+   * Answer chats from a warm `codex app-server` (default true; the `warmIdleMs` config key sets its
+   * idle time, 0 turns it off). False: every chat spawns `codex exec`.
+   */
+  warm?: boolean;
   /** A `codex login` started by `startAuth()` is ended after this long (default 10 minutes). */
   loginTtlMs?: number;
   /** How long `startAuth()` waits for the login's sign-in URL (default 5 s). */

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import {
   createRegistry,
@@ -40,7 +39,8 @@ beforeAll(async () => {
   const home = await makeTempDir('toolbridge-codex-real-');
   cleanupHome = home.cleanup;
   codexHome = path.join(home.dir, '.codex');
-  await mkdir(codexHome, { recursive: true });
+  // Set up as a user would: a custom provider in config.toml whose key comes from an environment variable.
+  await mock.writeCodexConfig(codexHome);
   const env: NodeJS.ProcessEnv = {
     PATH: pathWith(binDir),
     HOME: home.dir,
@@ -48,7 +48,8 @@ beforeAll(async () => {
     MOCK_API_KEY: 'dummy',
     TMPDIR: process.env.TMPDIR ?? '/tmp',
   };
-  registry = createRegistry({ adapters: [createCodexAdapter({ extraArgs: mock.codexArgs() })], env });
+  // The spawn path (`codex exec`); the warm transport has its own tests (real-codex-warm.test.ts).
+  registry = createRegistry({ adapters: [createCodexAdapter({ warm: false })], env });
   registry.config.replace({ codexModel: 'mock-model' });
 });
 
@@ -64,11 +65,16 @@ const codexLeft = () => processesWithEnv(`CODEX_HOME=${codexHome}`);
 const ask = (content: string) => ({ messages: [{ role: 'user' as const, content }] });
 
 describe('real codex 0.169.0 against a mock Responses API', () => {
-  it('detects the version and reads `login status`', async () => {
+  it('detects the version and the provider’s model; a provider key in the environment is a login `codex login status` does not see', async () => {
     const [tool] = await registry.discover();
+    // A custom provider serves what its config names, not OpenAI's catalog.
     expect(tool).toMatchObject({ id: 'codex', available: true, version: '0.169.0', models: ['mock-model'], defaultModel: 'mock-model' });
     const connected = await registry.connect('codex');
-    expect(await connected.checkAuth!()).toEqual({ authenticated: false, detail: 'Codex is not logged in (run `codex login`)' });
+    expect(await connected.checkAuth!()).toEqual({
+      authenticated: true,
+      method: 'env:MOCK_API_KEY',
+      detail: `Codex's provider "mock" takes its key from $MOCK_API_KEY`,
+    });
   }, 60_000);
 
   it('chats: the mock’s text and usage, with the prompt sent from stdin to the model', async () => {
@@ -111,7 +117,13 @@ describe('real codex 0.169.0 against a mock Responses API', () => {
       },
     });
     const health = await registry.health('codex');
-    expect(health).toMatchObject({ status: 'healthy', authenticated: false, authStatus: 'unauthenticated', version: '0.169.0' });
+    expect(health).toMatchObject({
+      status: 'healthy',
+      authenticated: true,
+      authStatus: 'authenticated',
+      authMethod: 'env:MOCK_API_KEY',
+      version: '0.169.0',
+    });
     expect(health.usageLimits?.windows?.five_hour?.usedPercentage).toBe(42.5);
   }, 60_000);
 

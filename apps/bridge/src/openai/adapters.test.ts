@@ -135,6 +135,8 @@ describe('Codex CLI (fake on PATH) through the OpenAI API', () => {
       'codex',
       `const fs = require('fs'), path = require('path');
 if (process.argv.includes('--version')) { process.stdout.write('codex-cli 0.169.0\\n'); process.exit(0); }
+// No warm server here (as a Codex without app-server): chats take the spawn path these modes replay.
+if (process.argv[2] === 'app-server') { process.stderr.write("error: unrecognized subcommand 'app-server'\\n"); process.exit(2); }
 require(path.join(${JSON.stringify(modes)}, fs.readFileSync(${JSON.stringify(modeFile)}, 'utf8').trim() + '.js'));`,
     );
     const home = path.join(tmp.dir, 'home');

@@ -7,14 +7,17 @@ const cap = (name: string) => path.join(CAPTURES_DIR, name);
 /**
  * A fake `codex` for whole-machine tests (library, bridge, dashboard): replays the real CLI's
  * recordings. Modes: `ok`, `logged_out`, `fail`, `hang`, `hang-tree` (with a helper child), `slow`,
- * `flood` (prints without end).
+ * `flood` (prints without end). It has no `app-server` (it answers as a Codex without one does, at
+ * once), so every chat it serves takes the spawn path; the warm transport is tested against the
+ * real CLI (`real-codex-warm.test.ts`).
  */
 export const fakeCodexCli: FakeCliDefinition = {
   bin: 'codex',
-  noStdin: ['--version', 'login'],
+  noStdin: ['--version', 'login', 'app-server'],
   env: (home) => ({ CODEX_HOME: path.join(home, '.codex') }),
   routes: [
     { argv: ['--version'], stdoutFile: cap('codex-version.out') },
+    { argv: ['app-server'], stderr: "error: unrecognized subcommand 'app-server'\n\nUsage: codex [OPTIONS] [PROMPT]\n", exitCode: 2 },
     { argv: ['login', 'status'], mode: 'logged_out', stderrFile: cap('codex-login-status.err'), exitCode: 1 },
     { argv: ['login', 'status'], stderr: 'Logged in using ChatGPT\n' },
     { argv: ['login'], stderrFile: cap('codex-login-notty.err'), hang: true },

@@ -18,6 +18,8 @@ export interface FakeCodexScript {
   loginStatus?: Step;
   login?: Step;
   exec?: Step;
+  /** `codex debug models`; absent: exits 2 like a Codex without the subcommand. */
+  debugModels?: Step;
 }
 
 /** A replay, or raw JavaScript for behaviour a replay cannot show (CommonJS; `argv` holds the arguments). */
@@ -32,6 +34,8 @@ export const REPLAYS = {
     exitCode: 0,
   },
   login: { stderr: capture('codex-login-notty.err'), hang: true },
+  /** `codex debug models` of the real 0.169.0, its fields cut to what discovery reads (the whole is 745 kB). */
+  debugModels: { stdout: capture('codex-debug-models.json') },
   ok: { stdout: capture('codex-mock.out'), stderr: capture('codex-mock.err') },
   serverError: { stdout: capture('codex-err.out'), stderr: capture('codex-err.err'), exitCode: 1 },
   missingKey: { stdout: capture('codex-noenv.out'), stderr: capture('codex-noenv.err'), exitCode: 1 },
@@ -79,11 +83,12 @@ function branch(name: string, step: Step | undefined): string {
 export async function writeFakeCodex(binDir: string, script: FakeCodexScript): Promise<string> {
   const body = `
 const argv = process.argv.slice(2);
-const which = argv[0] === '--version' ? 'version' : argv[0] === 'login' ? (argv[1] === 'status' ? 'loginStatus' : 'login') : argv[0] === 'exec' ? 'exec' : 'other';
+const which = argv[0] === '--version' ? 'version' : argv[0] === 'login' ? (argv[1] === 'status' ? 'loginStatus' : 'login') : argv[0] === 'exec' ? 'exec' : argv[0] === 'debug' && argv[1] === 'models' ? 'debugModels' : 'other';
 if (which === 'version') ${branch('version', script.version)}
 else if (which === 'loginStatus') ${branch('login status', script.loginStatus)}
 else if (which === 'login') ${branch('login', script.login)}
 else if (which === 'exec') ${branch('exec', script.exec)}
+else if (which === 'debugModels') ${branch('debug models', script.debugModels)}
 else { process.stderr.write('error: unexpected arguments ' + argv.join(' ') + '\\n'); process.exitCode = 2; }
 `;
   return writeFakeBin(binDir, 'codex', body);

@@ -1,0 +1,179 @@
+// Codex warm vs cold (issue 16): the real, pinned `codex` against the adapter's mock Responses API
+// (it answers at once), set up as a user would (a custom provider in a throwaway CODEX_HOME).
+//  1. a cold `codex exec` spawned directly, as a caller without Toolbridge would;
+//  2. the same chat through the library in-process (`chatWith('codex', …)`), answered by its warm
+//     `codex app-server` (a new thread per chat);
+//  3. the same through the bridge (`toolbridge serve`, HTTP): median, ratio, first streamed delta;
+//  4. the warm server's memory, and what idle shutdown gives back (read from /proc, not from the
+//     adapter's own count), with nothing left running.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { createToolbridge } from '../packages/toolbridge/dist/index.js';
+import { startMockResponsesServer } from '../packages/adapter-codex/src/testing/mock-responses-server.ts';
+import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '../packages/test-suite/src/index.ts';
+import { startBridge } from './lib/bridge-process.mjs';
+
+const RUNS = 7;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const MiB = 2 ** 20;
+
+function direct(env, cwd) {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const args = ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-c', 'features.shell_snapshot=false', '-'];
+    const child = spawn('codex', args, { env, cwd, stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 && out.includes('turn.completed') ? resolve(performance.now() - started) : reject(new Error(`codex exec exited ${code}`)),
+    );
+    child.stdin.end('Say hello');
+  });
+}
+
+const json = { 'content-type': 'application/json' };
+const hello = JSON.stringify({ messages: [{ role: 'user', content: 'Say hello' }], timeoutMs: 60_000 });
+
+async function chat(url) {
+  const started = performance.now();
+  const res = await fetch(`${url}/chat/codex`, { method: 'POST', headers: json, body: hello });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`chat failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  return { ms: performance.now() - started, transport: body.result?.metadata?.transport };
+}
+
+/** Time to the first `delta` event of a streamed chat. */
+async function firstDelta(url) {
+  const started = performance.now();
+  const res = await fetch(`${url}/chat/codex`, { method: 'POST', headers: json, body: hello.replace('{', '{"stream":true,') });
+  const decoder = new TextDecoder();
+  let text = '';
+  let at;
+  for await (const chunk of res.body) {
+    text += decoder.decode(chunk, { stream: true });
+    if (at === undefined && text.includes('event: delta')) at = performance.now() - started;
+  }
+  if (at === undefined) throw new Error('no delta event');
+  return at;
+}
+
+/** A `node -e` process: the kit's spawner. */
+function isNodeEval(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith(`${process.execPath}\0-e\0`);
+  } catch {
+    return false;
+  }
+}
+
+/** Resident memory of these processes, from /proc (a process gone meanwhile counts 0). */
+function rssOf(pids) {
+  let kib = 0;
+  for (const pid of pids) {
+    try {
+      kib += Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // exited
+    }
+  }
+  return kib * 1024;
+}
+
+/** Warm chats through the library in-process: the median, after two that start the server and warm it. */
+async function library(env) {
+  const toolbridge = createToolbridge({ env });
+  const ask = { messages: [{ role: 'user', content: 'Say hello' }] };
+  try {
+    for (let i = 0; i < 2; i++) {
+      const r = await toolbridge.chatWith('codex', ask);
+      if (r.result.metadata?.transport !== 'warm') throw new Error(`expected the warm transport, got ${r.result.metadata?.transport}`);
+    }
+    const times = [];
+    for (let i = 0; i < RUNS; i++) {
+      const started = performance.now();
+      await toolbridge.chatWith('codex', ask);
+      times.push(performance.now() - started);
+    }
+    return median(times);
+  } finally {
+    await toolbridge.close();
+  }
+}
+
+const warmLoad = async (url) => (await (await fetch(`${url}/health/codex?refresh=true`)).json()).load;
+
+export default async function () {
+  const mock = await startMockResponsesServer({ kind: 'reply', text: 'Hello from mock' });
+  const home = await makeTempDir('toolbridge-bench-codex-warm-');
+  const codexHome = path.join(home.dir, '.codex');
+  await mock.writeCodexConfig(codexHome);
+  const env = {
+    PATH: pathWith(realCliBinDir('codex')),
+    HOME: home.dir,
+    CODEX_HOME: codexHome,
+    MOCK_API_KEY: 'dummy',
+    TMPDIR: process.env.TMPDIR ?? '/tmp',
+    TOOLBRIDGE_LOG: 'off',
+  };
+  // The bridge has this environment too, and so has the kit's spawner (`node -e …`, its helper for
+  // short-lived tools); everything else under it is Codex.
+  const codexPids = (bridgePid) => processesWithEnv(`CODEX_HOME=${codexHome}`).filter((pid) => pid !== bridgePid && !isNodeEval(pid));
+  const bridge = await startBridge(env);
+  try {
+    await direct(env, home.dir); // warm-up: the page cache, not a process
+    const cold = [];
+    for (let i = 0; i < RUNS; i++) cold.push(await direct(env, home.dir));
+    const lib = await library(env);
+
+    const first = await chat(bridge.url);
+    if (first.transport !== 'warm') throw new Error(`expected the warm transport, got ${first.transport}`);
+    await chat(bridge.url);
+    const warm = [];
+    for (let i = 0; i < RUNS; i++) warm.push((await chat(bridge.url)).ms);
+    const deltas = [];
+    for (let i = 0; i < 5; i++) deltas.push(await firstDelta(bridge.url));
+
+    const busy = await warmLoad(bridge.url);
+    // Idle shutdown: a short idle time, one chat, then wait it out.
+    await fetch(`${bridge.url}/config`, { method: 'PUT', headers: json, body: JSON.stringify({ warmIdleMs: 1000 }) });
+    await chat(bridge.url);
+    const before = rssOf(codexPids(bridge.pid));
+    await waitFor(async () => (await warmLoad(bridge.url)).warm.processes === 0, 15_000, 'idle shutdown');
+    await waitFor(() => codexPids(bridge.pid).length === 0, 10_000, 'the warm processes to exit');
+    const left = codexPids(bridge.pid).length;
+    const after = rssOf(codexPids(bridge.pid));
+
+    const ratio = median(warm) / median(cold);
+    return [
+      { name: 'Codex: cold `codex exec` spawned directly (median of 7)', value: median(cold), unit: 'ms', digits: 0 },
+      { name: 'Codex: chat through the library in-process, warm app-server (median of 7)', value: lib, unit: 'ms', digits: 0 },
+      {
+        name: 'Codex: warm library chat / direct cold spawn',
+        value: lib / median(cold),
+        unit: '×',
+        digits: 2,
+        target: 0.35,
+        better: 'lower',
+      },
+      { name: 'Codex: chat through the bridge, warm app-server (median of 7)', value: median(warm), unit: 'ms', digits: 0 },
+      { name: 'Codex: warm bridge chat / direct cold spawn', value: ratio, unit: '×', digits: 2, target: 0.35, better: 'lower' },
+      { name: 'Codex: first streamed delta through the bridge, warm (median of 5)', value: median(deltas), unit: 'ms', digits: 0 },
+      // `serve` starts app-server in the background as it starts (prewarm): the first chat finds it up or starting.
+      { name: 'Codex: first chat after `serve` started (warm-up began at start)', value: first.ms, unit: 'ms', digits: 0 },
+      { name: 'Codex: warm app-server RSS (shim + binary)', value: busy.warm.rssBytes / MiB, unit: 'MiB', digits: 0 },
+      {
+        name: 'Codex: memory given back by idle shutdown (RSS of Codex processes, /proc)',
+        value: (before - after) / MiB,
+        unit: 'MiB',
+        digits: 0,
+      },
+      { name: 'Codex: processes left after idle shutdown', value: left, unit: 'processes', digits: 0, target: 0, better: 'lower' },
+    ];
+  } finally {
+    await bridge.stop();
+    await mock.close();
+    await home.cleanup();
+  }
+}

@@ -1,0 +1,238 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
+import { cleanStderr, TOOL_ID } from './failures.js';
+
+type Json = Record<string, unknown>;
+
+/** A notification of the server (`{method, params}`; no `"jsonrpc"` field in this protocol). */
+export interface Notification {
+  method: string;
+  params: Json;
+}
+
+/** An error answer of the server (`code` is -32600 for every error seen). */
+export class RpcError extends Error {
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Approval requests are answered "decline" (the warm transport always sets `approvalPolicy:
+ * "never"`, so none should come); every other server request gets an error. An unanswered server
+ * request would hang its turn forever.
+ */
+function answerServerRequest(method: string): { result: Json } | { error: { code: number; message: string } } {
+  if (method === 'item/commandExecution/requestApproval' || method === 'item/fileChange/requestApproval')
+    return { result: { decision: 'decline' } };
+  if (method === 'execCommandApproval' || method === 'applyPatchApproval') return { result: { decision: 'denied' } };
+  return { error: { code: -32601, message: `${method} is not supported by Toolbridge` } };
+}
+
+/**
+ * One `codex app-server` (JSON-RPC over stdio, one JSON object per line) serving many threads at
+ * once. Notifications are routed to the thread they name. The server exits by itself when its
+ * stdin closes, also when this process dies (measured: in 50–600 ms, its command children within
+ * 0.1 s), so it needs no orphan guard.
+ */
+export class AppServer implements WarmMember {
+  private nextId = 1;
+  private readonly pending = new Map<number, { method: string; resolve(v: Json): void; reject(e: Error): void }>();
+  private readonly threads = new Map<string, Set<(n: Notification) => void>>();
+  private readonly exitListeners = new Set<() => void>();
+  private gone = false;
+  /** Turns running on this server now (see `recycle`). */
+  activeTurns = 0;
+  /** A turn left a command running (an interrupt does not stop it): end the server once its turns are done. */
+  recycling = false;
+  /** Taken out of service (the transport no longer hands it out). */
+  retired = false;
+  /** The server's own processes once it is up (the shim and the native binary): anything more is a command. */
+  private baseline = new Set<number>();
+
+  private constructor(private readonly proc: RunningProcess) {
+    void this.read();
+  }
+
+  /** Spawn the server and complete the handshake (`initialize`, then `initialized`). */
+  static async start(o: { command: string; args: readonly string[]; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<AppServer> {
+    const proc = spawnProcess({
+      command: o.command,
+      args: ['app-server', ...o.args],
+      interactive: true,
+      env: o.env,
+      cwd: tmpdir(),
+      toolId: TOOL_ID,
+    });
+    const server = new AppServer(proc);
+    try {
+      // The originator Codex sends upstream is this name: the one `codex exec` sends, so the provider sees the same client on both transports.
+      await server.request(
+        'initialize',
+        { clientInfo: { name: 'codex_exec', title: 'Toolbridge', version: '1' }, capabilities: null },
+        o.timeoutMs,
+      );
+      server.notify('initialized');
+      server.baseline = new Set(descendants(server.pid));
+      return server;
+    } catch (e) {
+      await server.close();
+      throw e;
+    }
+  }
+
+  get pid(): number | undefined {
+    return this.proc.pid;
+  }
+
+  get alive(): boolean {
+    return !this.gone && !this.proc.exited;
+  }
+
+  private async read(): Promise<void> {
+    try {
+      for await (const line of this.proc) this.dispatch(line);
+    } catch {
+      // killed or crashed: handled below like an exit
+    }
+    this.gone = true;
+    const exit = await this.proc.result.catch(() => undefined);
+    const stderr = cleanStderr(exit?.stderrTail ?? '')
+      .split('\n')
+      .at(-1);
+    const error = new ProviderExecutionError(`Codex's app-server exited${stderr ? `: ${stderr}` : ''}`, {
+      toolId: TOOL_ID,
+      retryable: true,
+    });
+    for (const p of this.pending.values()) p.reject(error);
+    this.pending.clear();
+    for (const l of this.exitListeners) l();
+  }
+
+  private dispatch(line: string): void {
+    const msg = parseJsonLine(line);
+    if (!msg) return;
+    const id = msg.id;
+    if (typeof msg.method === 'string') {
+      if (id !== undefined) {
+        void this.proc.write(`${JSON.stringify({ id, ...answerServerRequest(msg.method) })}\n`).catch(() => undefined);
+        return;
+      }
+      const params = (msg.params ?? {}) as Json;
+      const threadId = typeof params.threadId === 'string' ? params.threadId : undefined;
+      if (threadId) for (const l of this.threads.get(threadId) ?? []) l({ method: msg.method, params });
+      return;
+    }
+    const p = typeof id === 'number' ? this.pending.get(id) : undefined;
+    if (!p) return;
+    this.pending.delete(id as number);
+    const error = msg.error as { code?: number; message?: string } | undefined;
+    if (error) p.reject(new RpcError(p.method, error.code ?? 0, error.message ?? 'error'));
+    else p.resolve((msg.result ?? {}) as Json);
+  }
+
+  /** Send a request; its answer, an RpcError, or a retryable error when the server exits or `timeoutMs` passes. */
+  request(method: string, params: Json | null, timeoutMs?: number): Promise<Json> {
+    if (this.gone)
+      return Promise.reject(new ProviderExecutionError(`Codex's app-server is not running`, { toolId: TOOL_ID, retryable: true }));
+    const id = this.nextId++;
+    return new Promise<Json>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = (f: () => void) => {
+        if (timer) clearTimeout(timer);
+        f();
+      };
+      this.pending.set(id, { method, resolve: (v) => done(() => resolve(v)), reject: (e) => done(() => reject(e)) });
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          this.pending.delete(id);
+          reject(new TimeoutError(`Codex's app-server did not answer ${method} within ${timeoutMs} ms`, { toolId: TOOL_ID }));
+        }, timeoutMs);
+        timer.unref();
+      }
+      this.proc.write(`${JSON.stringify({ id, method, params })}\n`).catch(() => {
+        // Its stdin is gone: the process is dying (killed, crashed), though its exit may not have been seen yet.
+        this.gone = true;
+        this.pending.delete(id);
+        done(() => reject(new ProviderExecutionError(`Codex's app-server is not running`, { toolId: TOOL_ID, retryable: true })));
+      });
+    });
+  }
+
+  notify(method: string, params?: Json): void {
+    void this.proc.write(`${JSON.stringify(params === undefined ? { method } : { method, params })}\n`).catch(() => undefined);
+  }
+
+  /**
+   * Whether processes run under the server beyond its own (commands of the agent, their sandbox
+   * helpers). Off Linux nothing can be seen, so the answer is yes: the caller then recycles.
+   */
+  hasStrayProcesses(): boolean {
+    if (process.platform !== 'linux' || this.pid === undefined) return true;
+    return descendants(this.pid).some((pid) => !this.baseline.has(pid));
+  }
+
+  /** Receive the notifications of one thread; the returned function stops it. */
+  onThread(threadId: string, listener: (n: Notification) => void): () => void {
+    let set = this.threads.get(threadId);
+    if (!set) this.threads.set(threadId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.threads.delete(threadId);
+    };
+  }
+
+  /** Be told when the server exits (crash, kill, close); the returned function stops it. */
+  onExit(listener: () => void): () => void {
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
+  /** Close stdin (the server then exits by itself), kill its group if it has not after a grace period, and wait. */
+  async close(): Promise<void> {
+    this.proc.endInput();
+    const exited = this.proc.result.then(
+      () => true,
+      () => true,
+    );
+    const inTime = await Promise.race([exited, new Promise<boolean>((r) => setTimeout(() => r(false), 3000).unref())]);
+    if (!inTime) this.proc.kill();
+    await exited;
+  }
+}
+
+/** Live (not zombie) descendants of a process, from /proc; empty off Linux. */
+function descendants(root: number | undefined): number[] {
+  if (root === undefined || process.platform !== 'linux') return [];
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      // Fields after the command (which may hold spaces and parentheses): state, ppid, ...
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state === 'Z') continue;
+      const list = children.get(Number(ppid)) ?? [];
+      list.push(Number(name));
+      children.set(Number(ppid), list);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    for (const c of children.get(pid) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(root);
+  return out;
+}

@@ -1,0 +1,42 @@
+import { InvalidRequestError, type CallContext, type ToolRequest } from '@toolbridge/core';
+import { codexConfig, TOOL_ID } from './config.js';
+import { codexPermissions, type CodexPermissions } from './permissions.js';
+
+/** How one chat turn runs, whichever transport runs it. */
+export interface TurnSettings {
+  permissions: CodexPermissions;
+  /** `-m`: the request's model, else `codexModel`; unset lets Codex's config decide. */
+  model?: string;
+  profile?: string;
+  codexHome: string;
+  /** The Codex thread to continue or fork. */
+  resume?: { threadId: string; fork: boolean };
+  /** What every answer's metadata says about the settings. */
+  metadata: Record<string, unknown>;
+}
+
+/** Argv values must not start with "-", or Codex would read them as options. */
+function argValue(value: string, what: string): string {
+  if (value.startsWith('-') || value.length === 0)
+    throw new InvalidRequestError(`invalid Codex ${what} "${value.slice(0, 80)}"`, { toolId: TOOL_ID });
+  return value;
+}
+
+export function turnSettings(
+  request: Pick<ToolRequest, 'model' | 'permissions' | 'resume'>,
+  ctx: Pick<CallContext, 'config'>,
+  codexHome: string,
+): TurnSettings {
+  const settings = codexConfig.read(ctx.config);
+  const permissions = codexPermissions(request, ctx);
+  const model = request.model ?? settings.model;
+  const resume = request.resume;
+  return {
+    permissions,
+    ...(model !== undefined ? { model: argValue(model, 'model name') } : {}),
+    ...(settings.profile ? { profile: argValue(settings.profile, 'profile') } : {}),
+    codexHome,
+    ...(resume ? { resume: { threadId: argValue(resume.nativeSessionId, 'session id'), fork: resume.fork } } : {}),
+    metadata: { sandbox: permissions.sandbox, permissions: permissions.metadata },
+  };
+}

@@ -1,0 +1,152 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { DEFAULT_WARM_IDLE_MS, warmFingerprint, warmIdleMs, WarmPool, whichOnPath } from '@toolbridge/adapter-kit';
+import { raceAbort, type CallContext, type ChatContext, type StreamEvent, type ToolRequest, type WarmLoad } from '@toolbridge/core';
+import { AppServer } from './app-server.js';
+import { EXEC_API_KEY_ENV } from './auth.js';
+import type { CodexAdapterOptions } from './options.js';
+import type { TurnSettings } from './turn.js';
+import { warmTurn } from './warm-turn.js';
+
+/** How long a setup whose server would not start is answered by spawning before trying again. */
+const START_RETRY_MS = 60_000;
+/** Bound on a server's start-up (spawn, then the `initialize` handshake). */
+const START_TIMEOUT_MS = 10_000;
+
+/** What a warm server is started with. */
+interface ServerSpec {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/** `extraArgs` a server can take too: only `-c key=value` pairs (exec's other flags mean nothing to app-server). */
+function configArgs(extra: readonly string[]): string[] | undefined {
+  for (let i = 0; i < extra.length; i += 2) if (extra[i] !== '-c' && extra[i] !== '--config') return undefined;
+  return extra.length % 2 === 0 ? [...extra] : undefined;
+}
+
+/**
+ * Codex's warm transport: one long-lived `codex app-server` per Codex setup (command, CODEX_HOME,
+ * environment), shared by every chat: each stateless chat is a new thread, sessions resume or fork
+ * their thread, and model, working directory, permission level, extra directories and the answer's
+ * schema are per thread or turn. A server is restarted when the CLI on PATH, `config.toml` or
+ * `auth.json` changes, is shut down after `warmIdleMs` idle, and a chat falls back to `codex exec`
+ * where the server cannot do what exec does (below).
+ */
+export class CodexWarm {
+  private readonly specs = new Map<string, ServerSpec>();
+  private readonly pool = new WarmPool<AppServer>({
+    mode: 'shared',
+    // One per setup in practice; one more lets a restarted server start while the stale one finishes its chats.
+    maxMembers: 2,
+    // Measured: spawn to `initialize` answered 201 ms. A server that is not up in 10 s (a `codex` whose
+    // `app-server` never answers) must not eat the chat's deadline: the chat spawns `codex exec` instead.
+    start: (key) => AppServer.start({ ...this.specs.get(key)!, timeoutMs: START_TIMEOUT_MS }),
+  });
+  /** Bumped to retire every server (one left a command running): new chats get a fresh one. */
+  private generation = 0;
+  /** Setups whose server would not start (a Codex without app-server, a broken config), until when: they spawn meanwhile. */
+  private readonly failedStarts = new Map<string, number>();
+  /** The setup of the latest chat or warm-up, for `load()`. */
+  private lastSetup?: string;
+  private idleMs = DEFAULT_WARM_IDLE_MS;
+
+  constructor(private readonly o: CodexAdapterOptions) {}
+
+  /** Why this chat must spawn `codex exec`, or undefined when the warm server can take it. */
+  spawnReason(ctx: CallContext, turn: TurnSettings): string | undefined {
+    if (this.o.warm === false) return 'warm transport turned off';
+    if (warmIdleMs(ctx.config) === 0) return 'warmIdleMs is 0';
+    // app-server has no `-p`; its `config` takes overrides, not a profile's layering.
+    if (turn.profile) return 'a Codex profile is selected';
+    // exec sends a key from CODEX_API_KEY; app-server 0.169 sends none (measured).
+    if (ctx.env[EXEC_API_KEY_ENV]) return `${EXEC_API_KEY_ENV} is set`;
+    if (!configArgs(this.o.extraArgs ?? [])) return 'extraArgs hold more than -c overrides';
+    return undefined;
+  }
+
+  private keyOf(ctx: CallContext, codexHome: string): { key: string; fingerprint: string; setup: string } {
+    const command = this.o.command ?? 'codex';
+    // The environment is part of what the server is (HOME, keys): hashed, never kept as text in the key.
+    const envHash = createHash('sha256')
+      .update(JSON.stringify(Object.entries(ctx.env).sort()))
+      .digest('hex')
+      .slice(0, 16);
+    const key = JSON.stringify([command, codexHome, envHash]);
+    const args = [...(this.o.shellSnapshot ? [] : ['-c', 'features.shell_snapshot=false']), ...configArgs(this.o.extraArgs ?? [])!];
+    this.specs.set(key, { command, args, env: ctx.env });
+    const files = [whichOnPath(command, ctx.env), path.join(codexHome, 'config.toml'), path.join(codexHome, 'auth.json')];
+    const fingerprint = `${warmFingerprint({ args }, files)}#${this.generation}`;
+    this.lastSetup = `${key}\u0000${fingerprint}`;
+    return { key, fingerprint, setup: this.lastSetup };
+  }
+
+  /**
+   * Run one turn on a warm server. Undefined when no server can be had (at the limit, or it would
+   * not start): the caller spawns instead. A server that dies before the turn said anything is
+   * replaced once, transparently.
+   */
+  async *stream(request: ToolRequest, ctx: ChatContext, turn: TurnSettings): AsyncGenerator<StreamEvent, boolean> {
+    this.idleMs = warmIdleMs(ctx.config);
+    for (let attempt = 0; ; attempt++) {
+      const { key, fingerprint, setup } = this.keyOf(ctx, turn.codexHome);
+      if ((this.failedStarts.get(setup) ?? 0) > Date.now()) return false;
+      const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e) => {
+        if (ctx.signal.aborted) throw e;
+        // Not again for a minute (or until the CLI or its config changes): every chat would pay for the failed start.
+        this.failedStarts.set(setup, Date.now() + START_RETRY_MS);
+        return undefined;
+      });
+      if (!lease) return false;
+      const server = lease.member;
+      server.activeTurns++;
+      let said = false;
+      try {
+        for await (const event of warmTurn(server, request, ctx, turn, {
+          ephemeral: this.o.ephemeral,
+          planTool: this.o.planTool ?? true,
+        })) {
+          // Codex's notices ("Model metadata … not found") come first on every turn; a retry may repeat them, nothing else.
+          if (event.type !== 'activity' || event.activity.kind !== 'other') said = true;
+          yield event;
+        }
+        return true;
+      } catch (e) {
+        if (!said && attempt === 0 && !server.alive && !ctx.signal.aborted) continue;
+        throw e;
+      } finally {
+        server.activeTurns--;
+        if (server.recycling && !server.retired) {
+          server.retired = true;
+          this.generation++;
+        }
+        // A server marked for recycling ends once its last turn has: the command left running goes with it.
+        lease.release(server.alive && !(server.recycling && server.activeTurns === 0));
+      }
+    }
+  }
+
+  /** Start the server for the default settings ahead of the first chat (`serve` start-up). */
+  async prewarm(ctx: CallContext, turn: TurnSettings): Promise<void> {
+    this.idleMs = warmIdleMs(ctx.config);
+    if (this.spawnReason(ctx, turn)) return;
+    const { key, fingerprint, setup } = this.keyOf(ctx, turn.codexHome);
+    await this.pool.prewarm(key, fingerprint, this.idleMs).catch((e) => {
+      this.failedStarts.set(setup, Date.now() + START_RETRY_MS);
+      throw e;
+    });
+  }
+
+  /** Undefined (health says `spawn`) when warm mode is off, or nothing runs and the latest setup's server would not start. */
+  load(): WarmLoad | undefined {
+    if (this.o.warm === false) return undefined;
+    const load = { ...this.pool.load(), idleTimeoutMs: this.idleMs };
+    const failed = this.lastSetup !== undefined && (this.failedStarts.get(this.lastSetup) ?? 0) > Date.now();
+    return failed && load.processes === 0 ? undefined : load;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
