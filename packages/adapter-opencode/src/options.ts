@@ -13,6 +13,11 @@ export interface OpenCodeAdapterOptions {
   modelsTimeoutMs?: number;
   /** Bound on `opencode auth list` (default 10 000 ms; it takes ~2 s). */
   authTimeoutMs?: number;
+  /**
+   * Answer chats on a long-lived `opencode serve` (default true): lazily started, shut down after
+   * the `warmIdleMs` config key (default 5 minutes; 0 = always spawn `opencode run`).
+   */
+  warm?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -21,6 +26,7 @@ export interface ResolvedOptions {
   versionTimeoutMs: number;
   modelsTimeoutMs: number;
   authTimeoutMs: number;
+  warm: boolean;
 }
 
 export function resolveOptions(options: OpenCodeAdapterOptions): ResolvedOptions {
@@ -30,5 +36,6 @@ export function resolveOptions(options: OpenCodeAdapterOptions): ResolvedOptions
     versionTimeoutMs: options.versionTimeoutMs ?? 8_000,
     modelsTimeoutMs: options.modelsTimeoutMs ?? 8_000,
     authTimeoutMs: options.authTimeoutMs ?? 10_000,
+    warm: options.warm !== false,
   };
 }
