@@ -130,4 +130,28 @@ describe('real opencode 1.18.33: warm transport (opencode serve)', () => {
     answer({ text: 'AFTER-DEADLINE' });
     expect((await oc.registry.chat('opencode', say('next'), T)).message.content).toBe('AFTER-DEADLINE');
   }, 180_000);
+
+  it('applies the permission level as session rules (headless asks denied) and sends images as file parts', async () => {
+    const toolsOf = (i: number) => (oc.mock.requests[i]!.body.tools ?? []).map((t) => t.function?.name);
+    let at = answer({ text: 'read only' });
+    const ro = await oc.registry.chat('opencode', say('look only'), T);
+    expect(ro.metadata.permissions).toMatchObject({ requested: 'read-only', applied: 'read-only' });
+    expect(toolsOf(at)).toEqual(expect.arrayContaining(['read']));
+    for (const denied of ['bash', 'edit', 'write', 'question']) expect(toolsOf(at)).not.toContain(denied);
+    at = answer({ text: 'may write' });
+    await oc.registry.chat('opencode', say('may write', { permissions: 'workspace-write' }), T);
+    expect(toolsOf(at)).toEqual(expect.arrayContaining(['bash', 'edit', 'write']));
+    expect(toolsOf(at)).not.toContain('question');
+
+    // A 1×1 PNG: its bytes must reach the model unchanged, as a data URL.
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    at = answer({ text: 'a pixel' });
+    const seen = await oc.registry.chat(
+      'opencode',
+      { messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', mediaType: 'image/png', data: png }] }], cwd, model: 'mock/mock-vision' },
+      T,
+    );
+    expect(seen.metadata.transport).toBe('warm');
+    expect(JSON.stringify(oc.mock.requests[at]!.body.messages)).toContain(`data:image/png;base64,${png}`);
+  }, 180_000);
 });
