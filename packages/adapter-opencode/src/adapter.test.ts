@@ -69,7 +69,7 @@ describe('detect', () => {
       defaultModel: 'opencode/big-pickle',
     });
     const argvs = (await f.invocations()).map((i) => i.argv);
-    expect(argvs).toEqual(expect.arrayContaining([['--version'], ['models']]));
+    expect(argvs).toEqual(expect.arrayContaining([['--version'], ['models', '--verbose']]));
     expect(argvs).toHaveLength(2);
   });
 
@@ -150,7 +150,14 @@ describe('chat', () => {
         total_tokens: 15,
       },
       model: 'mock/mock-model',
-      metadata: { steps: 1, nativeSessionId: 'ses_dfeb65ab4ffek89bycDTFLfjRq', finishReason: 'stop', costUsd: 0 },
+      metadata: {
+        steps: 1,
+        nativeSessionId: 'ses_dfeb65ab4ffek89bycDTFLfjRq',
+        finishReason: 'stop',
+        costUsd: 0,
+        transport: 'spawn',
+        permissions: { requested: 'read-only', applied: 'read-only', note: expect.stringContaining('removed from the model') },
+      },
     });
   });
 
@@ -164,10 +171,23 @@ describe('chat', () => {
       { extraArgs: ['--agent', 'plan'] },
     );
     const run = await f.lastRun();
-    expect(run.argv).toEqual(['run', '--format', 'json', '-m', 'mock/mock-model', '--agent', 'plan']);
+    const inv = (await f.invocations()).find((i) => i.argv[0] === 'run')!;
+    expect(run.argv).toEqual([
+      'run',
+      '--format',
+      'json',
+      '--thinking',
+      '--dir',
+      inv.cwd,
+      '-m',
+      'mock/mock-model',
+      '--title',
+      'Toolbridge chat',
+      '--agent',
+      'plan',
+    ]);
     expect(run.stdin).toBe(secret);
     expect(JSON.stringify(run.argv)).not.toContain('prompt-secret');
-    const inv = (await f.invocations()).find((i) => i.argv[0] === 'run')!;
     expect(path.basename(inv.cwd)).toMatch(/^toolbridge-opencode-/);
     expect(existsSync(inv.cwd)).toBe(false);
   });
@@ -191,7 +211,18 @@ describe('chat', () => {
     );
     expect(result.model).toBe('anthropic/claude-sonnet-4-5');
     const run = await f.lastRun();
-    expect(run.argv).toEqual(['run', '--format', 'json', '-m', 'anthropic/claude-sonnet-4-5']);
+    expect(run.argv).toEqual([
+      'run',
+      '--format',
+      'json',
+      '--thinking',
+      '--dir',
+      cwd,
+      '-m',
+      'anthropic/claude-sonnet-4-5',
+      '--title',
+      'Toolbridge chat',
+    ]);
     expect(run.stdin).toContain('[System]\nBe brief.');
     expect(run.stdin).toContain('[Assistant]\nHello!');
     expect(run.stdin.endsWith('[User]\nName a colour')).toBe(true);
@@ -204,7 +235,7 @@ describe('chat', () => {
   it('leaves the model to OpenCode when none is configured', async () => {
     const f = await fake();
     const result = await chat(f);
-    expect((await f.lastRun()).argv).toEqual(['run', '--format', 'json']);
+    expect((await f.lastRun()).argv).not.toContain('-m');
     expect(result.model).toBeUndefined();
   });
 
@@ -392,18 +423,23 @@ describe('auth', () => {
     }
   }
 
-  it('needs no login (and runs nothing) for free opencode/* models', async () => {
-    const f = await fake();
+  it('needs no login for free opencode/* models, and still says which providers have credentials', async () => {
+    const f = await fake(withCredentials);
     const state = await checkAuth(f, { opencodeModel: 'opencode/big-pickle' });
-    expect(state).toMatchObject({ authenticated: true, method: 'none' });
-    expect(await f.invocations()).toEqual([]);
+    expect(state).toEqual({
+      authenticated: true,
+      method: 'free model',
+      detail:
+        'opencode/big-pickle is a free OpenCode model and needs no login. OpenCode has credentials for Anthropic, OpenAI, Groq, OpenRouter; the free opencode/* models need none.',
+    });
   });
 
   it('reports a paid provider without a credential as not logged in', async () => {
     const f = await fake();
     const state = await checkAuth(f, { opencodeModel: 'anthropic/claude-sonnet-4-5' });
     expect(state.authenticated).toBe(false);
-    expect(state.detail).toMatch(/No OpenCode credential for provider "anthropic".*0 stored credentials.*opencode auth login/);
+    expect(state.detail).toMatch(/No OpenCode credential for provider "anthropic".*no provider credentials.*opencode auth login/);
+    expect(state.method).toBeUndefined();
     expect((await f.invocations()).map((i) => i.argv)).toEqual([['auth', 'list']]);
   });
 
@@ -429,9 +465,20 @@ describe('auth', () => {
     expect(await checkAuth(f, { opencodeModel: 'mock/mock-model' })).toMatchObject({ authenticated: false });
   });
 
-  it('without a configured model, relies on the free models when nothing is stored', async () => {
-    const f = await fake();
-    expect(await checkAuth(f, {})).toMatchObject({ authenticated: true, method: 'none' });
+  it('without a configured model, names the providers with credentials, or says only the free models are usable', async () => {
+    expect(await checkAuth(await fake(), {})).toMatchObject({
+      authenticated: true,
+      method: 'free models only',
+      detail: expect.stringContaining('OpenCode has no provider credentials; the free opencode/* models need none'),
+    });
+    // A key in the config counts, whether given directly or through a variable the provider's `env` names.
+    const content = JSON.stringify({ provider: { mock: { options: { apiKey: 'k' } }, corp: { env: ['CORP_KEY'] } } });
+    const env = { OPENCODE_CONFIG_CONTENT: content, CORP_KEY: 'x' };
+    expect(await checkAuth(await fake(withCredentials), {}, env)).toMatchObject({
+      authenticated: true,
+      method: 'Anthropic, OpenAI, Groq +3 more',
+      detail: expect.stringContaining('credentials for Anthropic, OpenAI, Groq, OpenRouter, mock, corp'),
+    });
   });
 
   it('startAuth returns manual instructions without running the interactive login', async () => {

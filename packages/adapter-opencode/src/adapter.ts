@@ -4,25 +4,38 @@ import { authStateFor, isFreeProvider, parseAuthList } from './auth.js';
 import { configuredModel, opencodeConfig, TOOL_ID } from './config.js';
 import { modelFor, parseModels, providerOf } from './models.js';
 import { resolveOptions, type OpenCodeAdapterOptions, type ResolvedOptions } from './options.js';
+import { ModelCatalogs } from './images.js';
 import { runTurn } from './spawn.js';
 
 /**
  * The OpenCode agent (`opencode` on PATH). Chats run `opencode run --format json [-m
- * provider/model]` with the conversation on stdin, in the working directory core chose.
+ * provider/model]` with the conversation on stdin, in the working directory core chose,
+ * continuing OpenCode's own sessions, with the permission level as OpenCode rules.
  */
 export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): ToolAdapter {
   const o = resolveOptions(options);
+  const catalogs = new ModelCatalogs(o.command, o.modelsTimeoutMs);
   return defineAdapter({
     id: TOOL_ID,
     name: 'OpenCode',
     type: 'agent',
     config: opencodeConfig,
-    features: { activity: true },
+    features: {
+      sessions: { resume: true, fork: true },
+      images: true,
+      activity: true,
+      permissions: ['read-only', 'workspace-write', 'full'],
+      additionalDirs: true,
+      // structuredOutput unset: `opencode run` has no schema option, so core asks for JSON in words.
+    },
     detect: (ctx) => detect(o, ctx),
     checkAuth: (ctx) => checkAuth(o, ctx),
     startAuth: (ctx) => startAuth(o, ctx),
     usageLimits: async (): Promise<UsageLimits> => ({ status: 'unavailable', reason: 'OpenCode does not expose usage limits locally' }),
-    stream: (request, ctx) => runTurn(o, request, ctx, modelFor(request.model, ctx.config)),
+    async *stream(request, ctx) {
+      // Inside the generator: a bad model fails the stream, never the call that creates it.
+      yield* runTurn(o, request, ctx, modelFor(request.model, ctx.config), catalogs);
+    },
   });
 }
 
@@ -37,7 +50,8 @@ async function detect(o: ResolvedOptions, ctx: CallContext): Promise<DetectResul
     }),
     runProcess({
       command: o.command,
-      args: ['models'],
+      // `--verbose` adds each model's capabilities (image input for `vision`); same time as without.
+      args: ['models', '--verbose'],
       env: ctx.env,
       signal: ctx.signal,
       toolId: TOOL_ID,
@@ -49,7 +63,8 @@ async function detect(o: ResolvedOptions, ctx: CallContext): Promise<DetectResul
   ]);
   if (!version.available) return { available: false, models: [], reason: version.reason };
   // A failing model listing does not make the tool unusable: chats still run with OpenCode's default.
-  const listed = models && models.exitCode === 0 ? parseModels(models.stdout) : [];
+  const catalog = models && models.exitCode === 0 ? parseModels(models.stdout) : { models: [], vision: new Set<string>() };
+  const listed = catalog.models;
   const configured = configuredModel(ctx.config);
   const result: DetectResult = { available: true, version: version.version, models: listed };
   if (configured) {
@@ -59,14 +74,13 @@ async function detect(o: ResolvedOptions, ctx: CallContext): Promise<DetectResul
   } else if (listed.length > 0) {
     result.defaultModel = listed[0];
   }
+  if (result.defaultModel && catalog.vision.has(result.defaultModel)) result.capabilities = ['vision'];
   return result;
 }
 
 async function checkAuth(o: ResolvedOptions, ctx: CallContext): Promise<AuthState> {
   const model = configuredModel(ctx.config);
-  if (isFreeProvider(providerOf(model))) {
-    return { authenticated: true, method: 'none', detail: `${model} is a free OpenCode model; no login needed` };
-  }
+  // Run for free models too: the login row says which providers have credentials.
   const r = await runProcess({
     command: o.command,
     args: ['auth', 'list'],

@@ -59,7 +59,10 @@ function matches(entry: AuthListEntry, provider: string, isEnv: boolean): boolea
   return isEnv && entry.detail !== undefined && norm(entry.detail).startsWith(norm(provider) + 'api');
 }
 
-/** Providers given an `apiKey` in `OPENCODE_CONFIG_CONTENT` need no stored login. */
+/**
+ * Providers whose key is in `OPENCODE_CONFIG_CONTENT` (`options.apiKey`, or an `env` list naming a
+ * variable that is set): `opencode auth list` does not show them (measured), yet they need no login.
+ */
 export function configKeyProviders(env: NodeJS.ProcessEnv): Set<string> {
   const found = new Set<string>();
   const raw = env.OPENCODE_CONFIG_CONTENT;
@@ -68,8 +71,10 @@ export function configKeyProviders(env: NodeJS.ProcessEnv): Set<string> {
     const providers = (JSON.parse(raw) as { provider?: unknown }).provider;
     if (typeof providers !== 'object' || providers === null) return found;
     for (const [id, p] of Object.entries(providers as Record<string, unknown>)) {
-      const key = (p as { options?: { apiKey?: unknown } } | null)?.options?.apiKey;
-      if (typeof key === 'string' && key.length > 0) found.add(id);
+      const provider = p as { options?: { apiKey?: unknown }; env?: unknown } | null;
+      const key = provider?.options?.apiKey;
+      const vars = Array.isArray(provider?.env) ? provider.env : [];
+      if ((typeof key === 'string' && key.length > 0) || vars.some((v) => typeof v === 'string' && !!env[v])) found.add(id);
     }
   } catch {
     // Not JSON: OpenCode will complain about it itself.
@@ -82,39 +87,64 @@ export function isFreeProvider(provider: string | undefined): boolean {
   return provider === 'opencode';
 }
 
-/** What the login state means for the model OpenCode will use. */
+/** Every provider OpenCode has a credential for, once each: stored logins, environment keys, keys in the config. */
+export function credentialedProviders(list: AuthList, env: NodeJS.ProcessEnv): string[] {
+  const names = new Map<string, string>();
+  const add = (name: string) => names.has(norm(name)) || names.set(norm(name), name);
+  for (const c of list.credentials) add(c.name);
+  for (const e of list.environment) add(e.name);
+  for (const id of configKeyProviders(env)) add(id);
+  return [...names.values()];
+}
+
+const FREE = 'the free opencode/* models need none';
+
+/** "Credentials for Anthropic, Groq; the free ... need none" (or that there are none). */
+function credentialText(providers: readonly string[]): string {
+  return providers.length > 0
+    ? `OpenCode has credentials for ${providers.join(', ')}; ${FREE}`
+    : `OpenCode has no provider credentials; ${FREE}`;
+}
+
+/** A short list for the dashboard's login row: "Anthropic, Groq +2 more". */
+function shortList(providers: readonly string[]): string {
+  return providers.length <= 3 ? providers.join(', ') : `${providers.slice(0, 3).join(', ')} +${providers.length - 3} more`;
+}
+
+/**
+ * What the login state means for the model OpenCode will use. The row never reads "logged in
+ * (none)": it names how the model's provider is authenticated, the providers that have
+ * credentials, or that only the free models (which need no login) are usable.
+ */
 export function authStateFor(model: string | undefined, list: AuthList, env: NodeJS.ProcessEnv): AuthState {
   const provider = providerOf(model);
-  const stored = `${list.credentialCount} stored credential${list.credentialCount === 1 ? '' : 's'}`;
+  const providers = credentialedProviders(list, env);
+  const all = credentialText(providers);
   if (provider === undefined) {
-    if (list.credentials.length > 0 || list.environment.length > 0) {
-      return {
-        authenticated: true,
-        method: list.credentials.length > 0 ? 'stored' : 'env',
-        detail: `No model configured; OpenCode has ${stored}`,
-      };
-    }
     return {
       authenticated: true,
-      method: 'none',
-      detail: 'No model configured; OpenCode falls back to its free opencode/* models, which need no login',
+      method: providers.length > 0 ? shortList(providers) : 'free models only',
+      detail: `No model configured, OpenCode picks its default. ${all}.`,
     };
+  }
+  if (isFreeProvider(provider)) {
+    return { authenticated: true, method: 'free model', detail: `${model} is a free OpenCode model and needs no login. ${all}.` };
   }
   const credential = list.credentials.find((c) => matches(c, provider, false));
   if (credential) {
     return {
       authenticated: true,
       method: credential.detail === 'api' ? 'api_key' : (credential.detail ?? 'stored'),
-      detail: `${credential.name} credential stored by opencode auth login`,
+      detail: `${credential.name} credential stored by opencode auth login. ${all}.`,
     };
   }
   const fromEnv = list.environment.find((e) => matches(e, provider, true));
-  if (fromEnv) return { authenticated: true, method: 'env', detail: `${fromEnv.name} key from ${fromEnv.detail ?? 'the environment'}` };
+  if (fromEnv)
+    return { authenticated: true, method: 'env', detail: `${fromEnv.name} key from ${fromEnv.detail ?? 'the environment'}. ${all}.` };
   if (configKeyProviders(env).has(provider))
-    return { authenticated: true, method: 'config', detail: `API key for "${provider}" set in OPENCODE_CONFIG_CONTENT` };
+    return { authenticated: true, method: 'config', detail: `API key for "${provider}" set in OPENCODE_CONFIG_CONTENT. ${all}.` };
   return {
     authenticated: false,
-    method: 'none',
-    detail: `No OpenCode credential for provider "${provider}" (model ${model}; ${stored}). Run "opencode auth login" in a terminal, or use a free opencode/* model.`,
+    detail: `No OpenCode credential for provider "${provider}" (model ${model}). ${all}. Run "opencode auth login" in a terminal, or use a free opencode/* model.`,
   };
 }

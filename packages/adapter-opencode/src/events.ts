@@ -33,6 +33,8 @@ export class RunAccumulator {
   /** The first error event: it says why the run failed. */
   error: ToolbridgeError | undefined;
   unrecognisedLines = 0;
+  /** Tool calls OpenCode auto-rejected (an `ask` rule nobody could answer). */
+  refusals = 0;
   private unnamed = 0;
   private readonly activity = new ActivityTracker();
 
@@ -61,8 +63,11 @@ export class RunAccumulator {
       case 'reasoning':
         // `run` prints a reasoning part once, when it has ended.
         return this.activities({ ...part, time: { end: event.timestamp ?? 0, ...record(part.time) } });
-      case 'tool_use':
+      case 'tool_use': {
+        const error = record(part.state).error;
+        if (typeof error === 'string' && /rejected permission/i.test(error)) this.refusals++;
         return this.activities(part);
+      }
       case 'step_finish':
         this.addStep(part);
         return [];

@@ -1,4 +1,4 @@
-import { retryAfterMs as retryAfterOf, type ProcessResult } from '@toolbridge/adapter-kit';
+import { retryAfterMs as retryAfterOf, stripAnsi, type ProcessResult } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, QuotaExceededError, RateLimitError, tail, ToolAuthError, type ToolbridgeError } from '@toolbridge/core';
 import { TOOL_ID } from './config.js';
 
@@ -64,8 +64,21 @@ export function classifyError(info: OpenCodeErrorInfo): ToolbridgeError {
   return new ProviderExecutionError(`OpenCode failed (${what}): ${text}`, { toolId: TOOL_ID, retryable, details });
 }
 
+/**
+ * `opencode run --session <id>` of a session OpenCode no longer has: exit 1, stderr `Error: Session
+ * not found` (measured). Core keeps the id; the caller must start a new session.
+ */
+export function resumeFailure(exit: ProcessResult): ToolbridgeError | undefined {
+  if (!/session not found/i.test(stripAnsi(exit.stderrTail))) return undefined;
+  // The session id is OpenCode's own: kept for logs, never shown to callers.
+  return new ProviderExecutionError(
+    'OpenCode cannot continue this conversation: its own session is gone (deleted in OpenCode, or its data directory changed). Start a new session.',
+    { toolId: TOOL_ID, details: { exitCode: exit.exitCode }, publicDetails: { reason: 'native_session_missing' } },
+  );
+}
+
 /** A run that ended without an error event and without an answer. */
-export function exitFailure(exit: ProcessResult, sawText: boolean, unrecognisedLines: number): ToolbridgeError {
+export function exitFailure(exit: ProcessResult, sawText: boolean, unrecognisedLines: number, refusals = 0): ToolbridgeError {
   const stderr = tail(exit.stderrTail, 1000);
   const suffix = stderr ? `: ${stderr}` : '';
   if (exit.signal) return new ProviderExecutionError(`OpenCode was killed by ${exit.signal}${suffix}`, { toolId: TOOL_ID });
@@ -74,6 +87,13 @@ export function exitFailure(exit: ProcessResult, sawText: boolean, unrecognisedL
       toolId: TOOL_ID,
       details: { exitCode: exit.exitCode },
     });
+  }
+  if (!sawText && refusals > 0) {
+    // A rule of the user's own OpenCode config said `ask`; with nobody to answer, run rejects and stops.
+    return new ProviderExecutionError(
+      `OpenCode stopped without an answer: it asked for permission to use a tool and nobody could answer (${refusals} call${refusals === 1 ? '' : 's'} rejected). Use a permission level that allows the tool, or remove "ask" rules from your OpenCode config${suffix}`,
+      { toolId: TOOL_ID, details: { reason: 'permission_rejected' } },
+    );
   }
   const why = sawText
     ? 'an empty answer'

@@ -23,12 +23,43 @@ export function providerOf(model: string | undefined): string | undefined {
   return slash > 0 ? model.slice(0, slash) : undefined;
 }
 
-/** `opencode models` prints one `provider/model` per line; anything else (banners, warnings) is skipped. */
-export function parseModels(stdout: string): string[] {
+/** What `opencode models [provider] --verbose` says: the model ids, in order, and which take images. */
+export interface ModelCatalog {
+  models: string[];
+  /** Models whose `capabilities.input.image` is true. */
+  vision: Set<string>;
+}
+
+/**
+ * `opencode models` prints one `provider/model` per line; with `--verbose` each is followed by its
+ * JSON (`capabilities.input.image` says whether it takes images). Anything else (banners,
+ * warnings) is skipped.
+ */
+export function parseModels(stdout: string): ModelCatalog {
   const seen = new Set<string>();
+  const vision = new Set<string>();
+  let current: string | undefined;
+  let json: string[] = [];
+  const flush = () => {
+    if (current && json.length) {
+      try {
+        const info = JSON.parse(json.join('\n')) as { capabilities?: { input?: { image?: unknown } } };
+        if (info.capabilities?.input?.image === true) vision.add(current);
+      } catch {
+        // Not the JSON we know: the model is listed without capabilities.
+      }
+    }
+    json = [];
+  };
   for (const raw of stripAnsi(stdout).split('\n')) {
     const line = raw.trim();
-    if (isModelId(line)) seen.add(line);
+    if (json.length === 0 && isModelId(line)) {
+      current = line;
+      seen.add(line);
+    } else if (current && (json.length > 0 || line === '{')) {
+      json.push(raw);
+      if (raw === '}') flush();
+    }
   }
-  return [...seen];
+  return { models: [...seen], vision };
 }

@@ -1,24 +1,46 @@
-import { renderConversation, spawnProcess, toolFailure } from '@toolbridge/adapter-kit';
+import { renderConversation, spawnProcess, toolFailure, type RunningProcess } from '@toolbridge/adapter-kit';
 import type { ChatContext, StreamEvent, ToolRequest } from '@toolbridge/core';
+import { runArgs } from './argv.js';
 import { TOOL_ID } from './config.js';
 import { RunAccumulator } from './events.js';
-import { exitFailure } from './failures.js';
+import { exitFailure, resumeFailure } from './failures.js';
+import { imageFiles, type ModelCatalogs } from './images.js';
 import type { ResolvedOptions } from './options.js';
+import { envWithPermissions, opencodePermissions } from './permissions.js';
+import { SESSION_TITLE, userWantsTitles } from './titles.js';
 
-/** One chat as one `opencode run --format json [-m provider/model]` run, the conversation on stdin. */
+/**
+ * One chat as one `opencode run --format json` run, the conversation on stdin: a new OpenCode
+ * session, or `--session <id>` (with `--fork`) for the one core names; the permission level as
+ * rules in `OPENCODE_CONFIG_CONTENT`; images as `-f` files.
+ */
 export async function* runTurn(
   o: ResolvedOptions,
   request: ToolRequest,
   ctx: ChatContext,
   model: string | undefined,
+  catalogs: ModelCatalogs,
 ): AsyncGenerator<StreamEvent> {
+  let proc: RunningProcess | undefined;
   try {
-    const proc = spawnProcess({
+    const permissions = opencodePermissions(request, ctx);
+    const env = envWithPermissions(ctx.env, permissions.config);
+    const files = await imageFiles(request, ctx, model, catalogs);
+    const resume = request.resume;
+    proc = spawnProcess({
       command: o.command,
-      args: ['run', '--format', 'json', ...(model ? ['-m', model] : []), ...o.extraArgs],
+      args: runArgs({
+        dir: ctx.cwd,
+        files,
+        extraArgs: o.extraArgs,
+        ...(model ? { model } : {}),
+        ...(resume ? { resume } : {}),
+        // A session we start gets our title (one model call, not two) unless the user's config asks for titles.
+        ...(!resume && !userWantsTitles(ctx.env) ? { title: SESSION_TITLE } : {}),
+      }),
       // The prompt goes on stdin (never argv); stdin is closed after it, or `opencode run` waits for EOF.
       stdin: renderConversation(request.messages),
-      env: ctx.env,
+      env,
       cwd: ctx.cwd,
       signal: ctx.signal,
       toolId: TOOL_ID,
@@ -29,9 +51,17 @@ export async function* runTurn(
     }
     const exit = await proc.result;
     if (run.error) throw run.error;
-    if (exit.exitCode !== 0 || exit.signal || !run.sawText) throw exitFailure(exit, run.sawText, run.unrecognisedLines);
-    yield { type: 'result', result: run.result(model) };
+    if (resume && exit.exitCode !== 0) throw resumeFailure(exit) ?? exitFailure(exit, run.sawText, run.unrecognisedLines);
+    if (exit.exitCode !== 0 || exit.signal || !run.sawText) throw exitFailure(exit, run.sawText, run.unrecognisedLines, run.refusals);
+    const result = run.result(model);
+    result.metadata = { ...result.metadata, permissions: permissions.metadata, transport: 'spawn' };
+    yield { type: 'result', result };
   } catch (e) {
     throw toolFailure(e, 'OpenCode', TOOL_ID);
+  } finally {
+    if (proc) {
+      proc.kill();
+      await proc.result.catch(() => {});
+    }
   }
 }

@@ -4,13 +4,23 @@ import { startMockHttp } from '@toolbridge/test-suite';
 export type MockBehaviour =
   | { kind: 'ok'; chunks: string[]; usage: Record<string, unknown> }
   | { kind: 'error'; status: number; message: string; type: string; code?: string; headers?: Record<string, string> }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Answers in turn (one per non-title request; the last repeats): text, or tool calls the agent then runs. */
+  | { kind: 'steps'; steps: MockStep[] };
+
+/** One scripted model answer: plain text, or tool calls (OpenAI `tool_calls`) with their arguments. */
+export type MockStep = { text: string } | { calls: Array<{ name: string; args: Record<string, unknown> }> };
 
 export interface MockRequest {
   path: string;
   /** OpenCode asks for a session title first; those requests are marked. */
   title: boolean;
-  body: { model?: string; stream?: boolean; messages?: Array<{ role: string; content: unknown }> };
+  body: {
+    model?: string;
+    stream?: boolean;
+    messages?: Array<{ role: string; content: unknown }>;
+    tools?: Array<{ function?: { name?: string } }>;
+  };
 }
 
 export interface MockOpenAIServer {
@@ -21,17 +31,15 @@ export interface MockOpenAIServer {
   close(): Promise<void>;
 }
 
-export const MOCK_OK: MockBehaviour = {
-  kind: 'ok',
-  chunks: ['Hello ', 'from ', 'mock'],
-  usage: {
-    prompt_tokens: 20,
-    completion_tokens: 7,
-    total_tokens: 27,
-    prompt_tokens_details: { cached_tokens: 5 },
-    completion_tokens_details: { reasoning_tokens: 2 },
-  },
+const MOCK_USAGE = {
+  prompt_tokens: 20,
+  completion_tokens: 7,
+  total_tokens: 27,
+  prompt_tokens_details: { cached_tokens: 5 },
+  completion_tokens_details: { reasoning_tokens: 2 },
 };
+
+export const MOCK_OK: MockBehaviour = { kind: 'ok', chunks: ['Hello ', 'from ', 'mock'], usage: MOCK_USAGE };
 
 /**
  * A minimal OpenAI-compatible chat completions server (SSE streaming) on
@@ -39,7 +47,8 @@ export const MOCK_OK: MockBehaviour = {
  */
 export async function startMockOpenAIServer(behaviour: MockBehaviour = MOCK_OK): Promise<MockOpenAIServer> {
   const requests: MockRequest[] = [];
-  const state = { behaviour };
+  // Scripted steps count from when the behaviour was set.
+  const state = { behaviour, from: 0 };
   const http = await startMockHttp((x) => {
     if (x.request.method !== 'POST' || !x.request.path.endsWith('/chat/completions')) {
       return x.json(404, { error: { message: 'not found', type: 'invalid_request_error' } });
@@ -59,12 +68,27 @@ export async function startMockOpenAIServer(behaviour: MockBehaviour = MOCK_OK):
       created: Math.floor(Date.now() / 1000),
       model: body.model ?? 'mock-model',
     };
-    const chunks = title ? ['Mock title'] : b.chunks;
+    const step = b.kind === 'steps' ? (b.steps[requests.filter((r) => !r.title).length - 1 - state.from] ?? b.steps.at(-1)) : undefined;
+    if (step && 'calls' in step && !title) {
+      step.calls.forEach((c, index) => {
+        const call = {
+          index,
+          id: `call_${requests.length}_${index}`,
+          type: 'function',
+          function: { name: c.name, arguments: JSON.stringify(c.args) },
+        };
+        out.data({ ...base, choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [call] }, finish_reason: null }] });
+      });
+      out.data({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage: MOCK_USAGE });
+      return out.end('data: [DONE]\n\n');
+    }
+    const chunks = title ? ['Mock title'] : step && 'text' in step ? [step.text] : b.kind === 'ok' ? b.chunks : [];
+    const usage = b.kind === 'ok' ? b.usage : MOCK_USAGE;
     chunks.forEach((content, i) => {
       const delta = i === 0 ? { role: 'assistant', content } : { content };
       out.data({ ...base, choices: [{ index: 0, delta, finish_reason: null }] });
     });
-    out.data({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: b.usage });
+    out.data({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage });
     out.end('data: [DONE]\n\n');
   });
   return {
@@ -74,13 +98,17 @@ export async function startMockOpenAIServer(behaviour: MockBehaviour = MOCK_OK):
     },
     set behaviour(next: MockBehaviour) {
       state.behaviour = next;
+      state.from = requests.filter((r) => !r.title).length;
     },
     requests,
     close: () => http.close(),
   };
 }
 
-/** `OPENCODE_CONFIG_CONTENT` declaring the mock as provider `mock` with model `mock-model`. */
+/**
+ * `OPENCODE_CONFIG_CONTENT` declaring the mock as provider `mock` with models `mock-model` (text
+ * only) and `mock-vision` (takes images: OpenCode reads `modalities` to decide).
+ */
 export function mockProviderConfig(baseURL: string): string {
   return JSON.stringify({
     provider: {
@@ -88,7 +116,10 @@ export function mockProviderConfig(baseURL: string): string {
         npm: '@ai-sdk/openai-compatible',
         name: 'Mock',
         options: { baseURL, apiKey: 'dummy' },
-        models: { 'mock-model': { name: 'Mock Model' } },
+        models: {
+          'mock-model': { name: 'Mock Model' },
+          'mock-vision': { name: 'Mock Vision', modalities: { input: ['text', 'image'], output: ['text'] }, attachment: true },
+        },
       },
     },
   });

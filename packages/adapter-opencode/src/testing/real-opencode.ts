@@ -1,0 +1,96 @@
+import path from 'node:path';
+import { createRegistry, type ChatContext, type ToolAdapter, type ToolRegistry, type ToolbridgeConfig } from '@toolbridge/core';
+import { makeTempDir, pathWith, processesWithEnv, realCliBinDir } from '@toolbridge/test-suite';
+import { createOpenCodeAdapter } from '../adapter.js';
+import { mockProviderConfig, startMockOpenAIServer, type MockBehaviour, type MockOpenAIServer } from './mock-openai-server.js';
+
+export interface RealOpenCode {
+  mock: MockOpenAIServer;
+  registry: ToolRegistry;
+  /** The throwaway HOME (also the parent of the test's working directories). */
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** Every scratch directory a chat asked core for (to check they are gone afterwards). */
+  scratchDirs: string[];
+  /** Live processes started with this HOME. */
+  left(): number[];
+  close(): Promise<void>;
+}
+
+/** The adapter, with the scratch directories of its chats recorded. */
+function recordingScratch(adapter: ToolAdapter, dirs: string[]): ToolAdapter {
+  const wrapped = Object.create(adapter) as ToolAdapter;
+  Object.defineProperty(wrapped, 'stream', {
+    value: (request: Parameters<ToolAdapter['stream']>[0], ctx: ChatContext) =>
+      adapter.stream(request, {
+        ...ctx,
+        scratchDir: async () => {
+          const dir = await ctx.scratchDir();
+          if (!dirs.includes(dir)) dirs.push(dir);
+          return dir;
+        },
+      }),
+  });
+  return wrapped;
+}
+
+// A loaded 2-core CI machine: a warm opencode needs 2-4 s per command, much more under load.
+const SLOW = 90_000;
+
+/**
+ * The real, pinned `opencode` behind a registry with a private sessions directory: a throwaway
+ * HOME and XDG dirs, the mock as provider `mock` in `OPENCODE_CONFIG_CONTENT`, models fetch off.
+ */
+export async function startRealOpenCode(
+  behaviour: MockBehaviour,
+  config: ToolbridgeConfig = { opencodeModel: 'mock/mock-model' },
+): Promise<RealOpenCode> {
+  const mock = await startMockOpenAIServer(behaviour);
+  const tmp = await makeTempDir('toolbridge-opencode-real-');
+  const home = tmp.dir;
+  const env: NodeJS.ProcessEnv = {
+    PATH: pathWith(realCliBinDir('opencode')),
+    HOME: home,
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    XDG_STATE_HOME: path.join(home, '.local', 'state'),
+    TMPDIR: process.env.TMPDIR ?? '/tmp',
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_CONFIG_CONTENT: mockProviderConfig(mock.baseURL),
+  };
+  const scratchDirs: string[] = [];
+  const adapter = createOpenCodeAdapter({ versionTimeoutMs: SLOW, modelsTimeoutMs: SLOW, authTimeoutMs: SLOW });
+  const registry = createRegistry({
+    adapters: [recordingScratch(adapter, scratchDirs)],
+    env,
+    detectTimeoutMs: SLOW,
+    healthTimeoutMs: SLOW,
+    sessions: { dir: path.join(home, 'toolbridge-sessions') },
+  });
+  registry.config.replace(config);
+  return {
+    mock,
+    registry,
+    home,
+    env,
+    scratchDirs,
+    left: () => processesWithEnv(`HOME=${home}`),
+    async close() {
+      await registry.close();
+      await mock.close();
+      await tmp.cleanup();
+    },
+  };
+}
+
+/** A mock request's messages as `role: text` lines (text parts joined), to see what the model was given. */
+export function transcriptOf(body: { messages?: Array<{ role: string; content: unknown }> }): string[] {
+  return (body.messages ?? []).map((m) => {
+    const content = m.content;
+    const text =
+      typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : '';
+    return `${m.role}: ${text}`;
+  });
+}
