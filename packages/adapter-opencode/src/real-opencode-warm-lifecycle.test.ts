@@ -58,7 +58,10 @@ describe('real opencode 1.18.33: warm server lifecycle', () => {
     expect(second).not.toBe(first);
 
     // Now a step is under way (a command the agent runs) when the server dies.
-    oc.mock.behaviour = { kind: 'steps', steps: [{ calls: [{ name: 'bash', args: { command: 'sleep 47', description: 'wait' } }] }, { text: 'never' }] };
+    oc.mock.behaviour = {
+      kind: 'steps',
+      steps: [{ calls: [{ name: 'bash', args: { command: 'sleep 47', description: 'wait' } }] }, { text: 'never' }],
+    };
     const events: string[] = [];
     const broken = (async () => {
       for await (const e of oc.registry.stream('opencode', say('run a command', { permissions: 'workspace-write' }), T)) {
@@ -76,7 +79,7 @@ describe('real opencode 1.18.33: warm server lifecycle', () => {
     expect((await oc.registry.chat('opencode', say('next'), T)).message.content).toBe('NEXT-CHAT-WORKS');
   }, 240_000);
 
-  it("a changed OpenCode config file retires the server: the next chat gets a new one and the old one is gone", async () => {
+  it('a changed OpenCode config file retires the server: the next chat gets a new one and the old one is gone', async () => {
     oc.mock.behaviour = { kind: 'steps', steps: [{ text: 'before' }] };
     await oc.registry.chat('opencode', say('before'), T);
     const before = serves();

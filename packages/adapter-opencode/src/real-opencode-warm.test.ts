@@ -93,11 +93,14 @@ describe('real opencode 1.18.33: warm transport (opencode serve)', () => {
     const ok = await oc.registry.chat('opencode', say('Give n', { responseFormat: { type: 'json_schema', schema } }), T);
     expect(ok.object).toEqual({ n: 42 });
     expect(ok.metadata.transport).toBe('warm');
-    const body = oc.mock.requests[at]!.body as { tools?: Array<{ function?: { name?: string; parameters?: unknown } }>; tool_choice?: unknown };
+    const body = oc.mock.requests[at]!.body as {
+      tools?: Array<{ function?: { name?: string; parameters?: unknown } }>;
+      tool_choice?: unknown;
+    };
     expect(body.tool_choice).toBe('required');
     expect(body.tools?.find((t) => t.function?.name === 'StructuredOutput')?.function?.parameters).toMatchObject(schema);
     // The schema is not also asked for in words (that is the spawn path).
-    expect(JSON.stringify(body.messages)).not.toContain('matches this JSON Schema');
+    expect(JSON.stringify(oc.mock.requests[at]!.body.messages)).not.toContain('matches this JSON Schema');
 
     at = answer({ calls: [{ name: 'StructuredOutput', args: { n: 'not a number' } }] });
     const bad = oc.registry.chat('opencode', say('Give n again', { responseFormat: { type: 'json_schema', schema } }), T);
@@ -110,7 +113,13 @@ describe('real opencode 1.18.33: warm transport (opencode serve)', () => {
     oc.mock.behaviour = { kind: 'error', status: 401, message: 'Incorrect API key provided', type: 'invalid_request_error' };
     await expect(oc.registry.chat('opencode', say('auth?'), T)).rejects.toBeInstanceOf(ToolAuthError);
 
-    oc.mock.behaviour = { kind: 'error', status: 429, message: 'Rate limit reached', type: 'rate_limit_error', headers: { 'retry-after': '3600' } };
+    oc.mock.behaviour = {
+      kind: 'error',
+      status: 429,
+      message: 'Rate limit reached',
+      type: 'rate_limit_error',
+      headers: { 'retry-after': '3600' },
+    };
     const started = Date.now();
     const limited = await oc.registry.chat('opencode', say('rate?'), T).catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(RateLimitError);
@@ -148,7 +157,19 @@ describe('real opencode 1.18.33: warm transport (opencode serve)', () => {
     at = answer({ text: 'a pixel' });
     const seen = await oc.registry.chat(
       'opencode',
-      { messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', mediaType: 'image/png', data: png }] }], cwd, model: 'mock/mock-vision' },
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is this?' },
+              { type: 'image', mediaType: 'image/png', data: png },
+            ],
+          },
+        ],
+        cwd,
+        model: 'mock/mock-vision',
+      },
       T,
     );
     expect(seen.metadata.transport).toBe('warm');

@@ -60,21 +60,24 @@ export class ServeClient {
       });
     } catch (e) {
       if (o.signal?.aborted) throw o.signal.reason;
-      if (timeout?.aborted) throw new TimeoutError(`OpenCode's server did not answer ${method} ${path} within ${o.timeoutMs} ms`, { toolId: TOOL_ID });
-      throw new ProviderExecutionError(`OpenCode's server could not be reached (${(e as Error).message})`, { toolId: TOOL_ID, retryable: true });
+      if (timeout?.aborted)
+        throw new TimeoutError(`OpenCode's server did not answer ${method} ${path} within ${o.timeoutMs} ms`, { toolId: TOOL_ID });
+      throw new ProviderExecutionError(`OpenCode's server could not be reached (${(e as Error).message})`, {
+        toolId: TOOL_ID,
+        retryable: true,
+      });
     }
     const text = await res.text();
-    let body: unknown = undefined;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
+    const body = text ? parse(text) : undefined;
     if (!res.ok) {
       const err = (body ?? {}) as { name?: string; data?: { message?: string } };
       const name = typeof err.name === 'string' ? err.name : `HTTP ${res.status}`;
       const message = err.data?.message ?? text.slice(0, 200);
-      throw new ServeHttpError(res.status, name, `OpenCode's server answered ${method} ${path.split('?')[0]} with ${res.status} ${name}: ${message}`);
+      throw new ServeHttpError(
+        res.status,
+        name,
+        `OpenCode's server answered ${method} ${path.split('?')[0]} with ${res.status} ${name}: ${message}`,
+      );
     }
     return body as T;
   }
@@ -94,8 +97,12 @@ export class ServeClient {
         signal: AbortSignal.any([signal, connect.signal]),
       });
     } catch (e) {
-      if (connect.signal.aborted) throw new TimeoutError(`OpenCode's event stream did not open within ${timeoutMs} ms`, { toolId: TOOL_ID });
-      throw new ProviderExecutionError(`OpenCode's event stream could not be opened (${(e as Error).message})`, { toolId: TOOL_ID, retryable: true });
+      if (connect.signal.aborted)
+        throw new TimeoutError(`OpenCode's event stream did not open within ${timeoutMs} ms`, { toolId: TOOL_ID });
+      throw new ProviderExecutionError(`OpenCode's event stream could not be opened (${(e as Error).message})`, {
+        toolId: TOOL_ID,
+        retryable: true,
+      });
     } finally {
       clearTimeout(timer);
     }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
-import { spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { spawnProcess, stripAnsi, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, tail, TimeoutError } from '@toolbridge/core';
 import { TOOL_ID } from './config.js';
 import { ServeClient, sessionOf, type ServeEvent } from './serve-client.js';
@@ -70,7 +70,7 @@ export class OpenCodeServer implements WarmMember {
       if (!url) {
         const exit = await proc.result;
         if (/ServeError/.test(exit.stderrTail) && attempt < PORT_ATTEMPTS) continue;
-        const why = tail(exit.stderrTail.replace(/\x1b\[[0-9;]*m/g, '').trim(), 300);
+        const why = tail(stripAnsi(exit.stderrTail).trim(), 300);
         throw new ProviderExecutionError(`opencode serve exited before it listened (code ${exit.exitCode})${why ? `: ${why}` : ''}`, {
           toolId: TOOL_ID,
         });

@@ -110,9 +110,14 @@ export async function* serveTurn(
   ctx.signal.addEventListener('abort', poke);
   let idle = false;
   try {
-    const format = request.responseFormat?.type === 'json_schema' ? { type: 'json_schema', schema: request.responseFormat.schema } : undefined;
+    const format =
+      request.responseFormat?.type === 'json_schema' ? { type: 'json_schema', schema: request.responseFormat.schema } : undefined;
     const ref = modelRef(model);
-    await call('POST', `/session/${sessionId}/prompt_async`, { ...(ref ? { model: ref } : {}), parts: promptParts(request), ...(format ? { format } : {}) });
+    await call('POST', `/session/${sessionId}/prompt_async`, {
+      ...(ref ? { model: ref } : {}),
+      parts: promptParts(request),
+      ...(format ? { format } : {}),
+    });
 
     const run = new RunAccumulator();
     const activity = new ActivityTracker();
@@ -126,7 +131,8 @@ export async function* serveTurn(
       const e = queue.shift();
       if (!e) {
         ctx.signal.throwIfAborted();
-        if (!server.alive) throw new ProviderExecutionError("OpenCode's server exited during the chat", { toolId: TOOL_ID, retryable: true });
+        if (!server.alive)
+          throw new ProviderExecutionError("OpenCode's server exited during the chat", { toolId: TOOL_ID, retryable: true });
         await new Promise<void>((r) => (wake = r));
         continue;
       }
@@ -175,14 +181,19 @@ export async function* serveTurn(
       } else if (e.type === 'permission.asked') {
         // Our rules leave no `ask`; one from elsewhere (a plugin) would hang the turn: refused, the model is told.
         void server.client
-          .request('POST', `/permission/${String(p.id)}/reply`, { directory: dir, body: { reply: 'reject', message: 'Not allowed at this permission level.' } })
+          .request('POST', `/permission/${String(p.id)}/reply`, {
+            directory: dir,
+            body: { reply: 'reject', message: 'Not allowed at this permission level.' },
+          })
           .catch(() => undefined);
       } else if (e.type === 'question.asked') {
         void server.client.request('POST', `/question/${String(p.id)}/reject`, { directory: dir }).catch(() => undefined);
       }
     }
     if (error) throw error;
-    const result = run.result(model ?? (typeof lastInfo.providerID === 'string' ? `${lastInfo.providerID}/${String(lastInfo.modelID)}` : undefined));
+    const result = run.result(
+      model ?? (typeof lastInfo.providerID === 'string' ? `${lastInfo.providerID}/${String(lastInfo.modelID)}` : undefined),
+    );
     const infoError = rec(lastInfo.error);
     if (lastInfo.structured !== undefined) result.message = { role: 'assistant', content: JSON.stringify(lastInfo.structured) };
     else if (infoError.name && infoError.name !== 'StructuredOutputError') throw classifyError(errorInfoOf({ error: infoError }));
@@ -205,7 +216,9 @@ export async function* serveTurn(
     ctx.signal.removeEventListener('abort', poke);
     // A deadline, a cancel, a consumer that stopped, a retry we refused: the session must stop working.
     if (!idle && server.alive) {
-      await server.client.request('POST', `/session/${sessionId}/abort`, { directory: dir, timeoutMs: ABORT_TIMEOUT_MS }).catch(() => undefined);
+      await server.client
+        .request('POST', `/session/${sessionId}/abort`, { directory: dir, timeoutMs: ABORT_TIMEOUT_MS })
+        .catch(() => undefined);
     }
   }
 }

@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_WARM_IDLE_MS, warmFingerprint, warmIdleMs, WarmPool, whichOnPath } from '@toolbridge/adapter-kit';
-import { jsonInstruction, raceAbort, type CallContext, type ChatContext, type StreamEvent, type ToolRequest, type WarmLoad } from '@toolbridge/core';
+import {
+  jsonInstruction,
+  raceAbort,
+  type CallContext,
+  type ChatContext,
+  type StreamEvent,
+  type ToolRequest,
+  type WarmLoad,
+} from '@toolbridge/core';
 import type { ModelCatalogs } from './images.js';
 import { modelFor } from './models.js';
 import type { ResolvedOptions } from './options.js';

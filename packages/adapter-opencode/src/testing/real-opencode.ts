@@ -43,7 +43,7 @@ const SLOW = 90_000;
  */
 export async function startRealOpenCode(
   behaviour: MockBehaviour,
-  config: ToolbridgeConfig = { opencodeModel: 'mock/mock-model' },
+  config: ToolbridgeConfig = { opencodeModel: 'mock/mock-model', warmIdleMs: 0 },
 ): Promise<RealOpenCode> {
   const mock = await startMockOpenAIServer(behaviour);
   const tmp = await makeTempDir('toolbridge-opencode-real-');
