@@ -18,6 +18,11 @@ export interface OpenCodeAdapterOptions {
    * the `warmIdleMs` config key (default 5 minutes; 0 = always spawn `opencode run`).
    */
   warm?: boolean;
+  /**
+   * Directories one warm server may serve before it is replaced (default 16): OpenCode keeps an
+   * instance per directory and does not give its memory back; a chat without `cwd` gets a new one.
+   */
+  warmMaxDirectories?: number;
 }
 
 export interface ResolvedOptions {
@@ -27,6 +32,7 @@ export interface ResolvedOptions {
   modelsTimeoutMs: number;
   authTimeoutMs: number;
   warm: boolean;
+  warmMaxDirectories: number;
 }
 
 export function resolveOptions(options: OpenCodeAdapterOptions): ResolvedOptions {
@@ -37,5 +43,6 @@ export function resolveOptions(options: OpenCodeAdapterOptions): ResolvedOptions
     modelsTimeoutMs: options.modelsTimeoutMs ?? 8_000,
     authTimeoutMs: options.authTimeoutMs ?? 10_000,
     warm: options.warm !== false,
+    warmMaxDirectories: options.warmMaxDirectories ?? 16,
   };
 }

@@ -18,7 +18,12 @@ let cwd: string;
 const say = (content: string, extra: Record<string, unknown> = {}) => ({ messages: [{ role: 'user' as const, content }], cwd, ...extra });
 
 beforeAll(async () => {
-  oc = await startRealOpenCode({ kind: 'steps', steps: [{ text: 'ok' }] }, { opencodeModel: 'mock/mock-model', warmIdleMs: 120_000 });
+  // Two directories per server here (16 by default), to see a server replaced after them.
+  oc = await startRealOpenCode(
+    { kind: 'steps', steps: [{ text: 'ok' }] },
+    { opencodeModel: 'mock/mock-model', warmIdleMs: 120_000 },
+    { warmMaxDirectories: 2 },
+  );
   cwd = await mkdtemp(path.join(oc.home, 'work-'));
 }, 120_000);
 afterAll(async () => {
@@ -89,6 +94,19 @@ describe('real opencode 1.18.33: warm server lifecycle', () => {
     const after = await oc.registry.chat('opencode', say('after'), T);
     expect(after.metadata.transport).toBe('warm');
     expect(await waitForPidsGone(before, 10_000)).toEqual([]);
+    expect(serves()).toHaveLength(1);
+    expect(serves()).not.toEqual(before);
+  }, 240_000);
+
+  it('a server that has served warmMaxDirectories directories is replaced once its chat is done (serve never frees them)', async () => {
+    oc.mock.behaviour = { kind: 'steps', steps: [{ text: 'dirs' }] };
+    await oc.registry.chat('opencode', say('in the usual directory'), T);
+    const before = serves();
+    // No cwd: core's private directory for the chat, a second directory for this server.
+    await oc.registry.chat('opencode', { messages: [{ role: 'user', content: 'in a private directory' }] }, T);
+    expect(await waitForPidsGone(before, 10_000)).toEqual([]);
+    const next = await oc.registry.chat('opencode', say('on a new server'), T);
+    expect(next.metadata.transport).toBe('warm');
     expect(serves()).toHaveLength(1);
     expect(serves()).not.toEqual(before);
   }, 240_000);

@@ -38,9 +38,7 @@ function answer(...steps: Array<{ text: string } | { calls: Array<{ name: string
 describe('real opencode 1.18.33: warm transport (opencode serve)', () => {
   it('one server answers chat after chat, each in a fresh session with one model call: nothing of one reaches the next', async () => {
     let at = answer({ text: 'ANSWER-ONE' });
-    const t0 = Date.now();
     const first = await oc.registry.chat('opencode', say('SECRET-OF-CALLER-ONE-7731'), T);
-    console.log('first warm chat (server start + directory bootstrap)', Date.now() - t0, 'ms');
     expect(first.message.content).toBe('ANSWER-ONE');
     expect(first.metadata).toMatchObject({ transport: 'warm', nativeSessionId: expect.stringMatching(/^ses_/) });
     // The session was created with a title: no title request to the model.
@@ -49,9 +47,7 @@ describe('real opencode 1.18.33: warm transport (opencode serve)', () => {
     expect(server.length).toBeGreaterThan(0);
 
     at = answer({ text: 'ANSWER-TWO' });
-    const t1 = Date.now();
     const second = await oc.registry.chat('opencode', say('QUESTION-OF-CALLER-TWO'), T);
-    console.log('second warm chat', Date.now() - t1, 'ms');
     expect(second.message.content).toBe('ANSWER-TWO');
     expect(second.metadata.transport).toBe('warm');
     expect(second.metadata.nativeSessionId).not.toBe(first.metadata.nativeSessionId);

@@ -53,6 +53,8 @@ export class OpenCodeWarm {
   /** Setups whose server would not start, until when: they spawn meanwhile. */
   private readonly failedStarts = new Map<string, number>();
   private idleMs = DEFAULT_WARM_IDLE_MS;
+  /** Bumped to retire the servers in use: the next chat starts a new one. */
+  private generation = 0;
 
   constructor(
     private readonly o: ResolvedOptions,
@@ -76,7 +78,8 @@ export class OpenCodeWarm {
       .slice(0, 16);
     const key = JSON.stringify([this.o.command, envHash]);
     this.specs.set(key, ctx.env);
-    return { key, fingerprint: warmFingerprint({}, [whichOnPath(this.o.command, ctx.env), ...settingsFiles(ctx.env)]) };
+    const files = [whichOnPath(this.o.command, ctx.env), ...settingsFiles(ctx.env)];
+    return { key, fingerprint: `${warmFingerprint({}, files)}#${this.generation}` };
   }
 
   /**
@@ -98,6 +101,8 @@ export class OpenCodeWarm {
       });
       if (!lease) return false;
       const server = lease.member;
+      server.activeTurns++;
+      server.directories.add(ctx.cwd);
       let said = false;
       try {
         for await (const event of serveTurn(server, request, ctx, model, this.catalogs)) {
@@ -109,7 +114,15 @@ export class OpenCodeWarm {
         if (!said && attempt === 0 && !server.alive && !ctx.signal.aborted) continue;
         throw e;
       } finally {
-        lease.release(server.alive);
+        server.activeTurns--;
+        // serve keeps an instance per directory and `/instance/dispose` does not give its memory back
+        // (measured: 600 MB after one directory, 1.1 GB after 11): past the cap, a new server.
+        if (server.directories.size >= this.o.warmMaxDirectories && !server.retired) {
+          // New chats get a new server; this one ends once its last chat has.
+          server.retired = true;
+          this.generation++;
+        }
+        lease.release(server.alive && !(server.retired && server.activeTurns === 0));
       }
     }
   }
