@@ -10,28 +10,13 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { makeFakeMachine } from '../packages/toolbridge/src/testing/fake-machine.ts';
+import { startBridge } from './bridge-process.mjs';
 
-const CLI = fileURLToPath(new URL('../apps/bridge/dist/cli.js', import.meta.url));
 const PROMPT = 'Say hello';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-async function startBridge(env) {
-  // Request logs on (the default), to /dev/null.
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-  const line = await new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', () => reject(new Error('the bridge exited before printing its URL')));
-  });
-  const url = /^listening on (\S+)$/.exec(line)?.[1];
-  if (!url) throw new Error(`unexpected first line: ${line}`);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  return { url, pid: child.pid, stop: () => (child.kill('SIGTERM'), exited) };
-}
 
 const rssKiB = (pid, field = 'VmRSS') =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);

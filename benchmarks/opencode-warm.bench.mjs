@@ -8,13 +8,11 @@
 //  4. the warm server's memory, and what idle shutdown gives back (nothing left running).
 import { spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { mockProviderConfig, startMockOpenAIServer } from '../packages/adapter-opencode/src/testing/mock-openai-server.ts';
 import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '../packages/test-suite/src/index.ts';
+import { startBridge } from './bridge-process.mjs';
 
-const CLI = fileURLToPath(new URL('../apps/bridge/dist/cli.js', import.meta.url));
 // `opencode run` takes ~2.4 s idle (10 s+ on a loaded 2-core box): 5 runs keep this near 90 s.
 const RUNS = 5;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -33,18 +31,6 @@ function direct(env, cwd) {
     );
     child.stdin.end('Say hello');
   });
-}
-
-async function startBridge(env) {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-  const line = await new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', () => reject(new Error('the bridge exited before printing its URL')));
-  });
-  const url = /^listening on (\S+)$/.exec(line)?.[1];
-  if (!url) throw new Error(`unexpected first line: ${line}`);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  return { url, pid: child.pid, stop: () => (child.kill('SIGTERM'), exited) };
 }
 
 const json = { 'content-type': 'application/json' };
