@@ -38,6 +38,8 @@ export class ServeClient {
   constructor(
     readonly url: string,
     password: string,
+    /** Called when the server cannot be reached at all (connection refused or reset on loopback: it is gone). */
+    private readonly onUnreachable: () => void = () => undefined,
   ) {
     this.auth = `Basic ${Buffer.from(`opencode:${password}`).toString('base64')}`;
   }
@@ -62,6 +64,8 @@ export class ServeClient {
       if (o.signal?.aborted) throw o.signal.reason;
       if (timeout?.aborted)
         throw new TimeoutError(`OpenCode's server did not answer ${method} ${path} within ${o.timeoutMs} ms`, { toolId: TOOL_ID });
+      // A reused keep-alive socket can fail once on a live server: it is gone only if it does not answer a health probe either.
+      if (!(await this.healthy())) this.onUnreachable();
       throw new ProviderExecutionError(`OpenCode's server could not be reached (${(e as Error).message})`, {
         toolId: TOOL_ID,
         retryable: true,
@@ -80,6 +84,17 @@ export class ServeClient {
       );
     }
     return body as T;
+  }
+
+  /** Whether `GET /global/health` answers (within 2 s). */
+  private async healthy(): Promise<boolean> {
+    try {
+      const res = await fetch(`${this.url}/global/health`, { headers: { authorization: this.auth }, signal: AbortSignal.timeout(2_000) });
+      await res.body?.cancel();
+      return res.ok;
+    } catch {
+      return false;
+    }
   }
 
   /**

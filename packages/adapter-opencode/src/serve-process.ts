@@ -79,7 +79,7 @@ export class OpenCodeServer implements WarmMember {
           toolId: TOOL_ID,
         });
       }
-      const server = new OpenCodeServer(proc, new ServeClient(url, password));
+      const server: OpenCodeServer = new OpenCodeServer(proc, new ServeClient(url, password, () => server.markGone()));
       void server.drain(lines);
       try {
         const { ended } = await server.client.subscribe((e) => server.dispatch(e), server.stop.signal, spec.timeoutMs);
