@@ -5,6 +5,7 @@ import { configuredModel, opencodeConfig, TOOL_ID } from './config.js';
 import { parseModels, providerOf } from './models.js';
 import { resolveOptions, type OpenCodeAdapterOptions, type ResolvedOptions } from './options.js';
 import { ModelCatalogs } from './images.js';
+import { SessionDirs } from './session-dirs.js';
 import { chatTurn, OpenCodeWarm } from './warm.js';
 
 /**
@@ -15,7 +16,8 @@ import { chatTurn, OpenCodeWarm } from './warm.js';
 export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): ToolAdapter {
   const o = resolveOptions(options);
   const catalogs = new ModelCatalogs(o.command, o.modelsTimeoutMs);
-  const warm = new OpenCodeWarm(o, catalogs);
+  const sessions = new SessionDirs();
+  const warm = new OpenCodeWarm(o, catalogs, sessions);
   return defineAdapter({
     id: TOOL_ID,
     name: 'OpenCode',
@@ -36,7 +38,7 @@ export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): Too
     usageLimits: async (): Promise<UsageLimits> => ({ status: 'unavailable', reason: 'OpenCode does not expose usage limits locally' }),
     async *stream(request, ctx) {
       // Inside the generator: a bad model fails the stream, never the call that creates it.
-      yield* chatTurn(warm, o, request, ctx, catalogs);
+      yield* chatTurn(warm, o, request, ctx, catalogs, sessions);
     },
     prewarm: (ctx) => warm.prewarm(ctx),
     warmLoad: () => warm.load(),

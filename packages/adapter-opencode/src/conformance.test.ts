@@ -10,10 +10,15 @@ const runs: Record<string, FakeOpenCodeSpec> = {
   unauthenticated: { run: { stdout: capture('opencode-run-401.out'), exitCode: 1 } },
   'rate-limited': { run: { stdout: capture('oc-err.out'), exitCode: 1 } },
   stall: { run: { stdout: eventLine('text', { type: 'text', text: 'first part' }), hang: true } },
+  // `run` has no schema option: core asks for JSON in words, the model answers with JSON text.
+  json: { run: { stdout: eventLine('text', { type: 'text', text: JSON.stringify({ city: 'Paris' }) }) } },
+  // A recorded turn: plan, commands, a written file, a failed edit, reasoning.
+  activity: { run: { stdout: capture('opencode-run-activity.out') } },
 };
 
 describeAdapterConformance('opencode', {
   expectedText: 'Hello from mock',
+  expectedJson: { city: 'Paris' },
   scenarios: ['missing', ...(Object.keys(runs) as ConformanceScenario[])],
   async setup(scenario) {
     if (scenario === 'missing') {

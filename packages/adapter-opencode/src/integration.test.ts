@@ -2,15 +2,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRegistry, RateLimitError, TimeoutError, ToolAuthError, type StreamEvent, type ToolbridgeConfig } from '@toolbridge/core';
-import { makeTempDir, pathWith, realCliBinDir, waitFor } from '@toolbridge/test-suite';
+import { makeTempDir, waitFor } from '@toolbridge/test-suite';
 import { createOpenCodeAdapter } from './index.js';
-import {
-  MOCK_OK,
-  mockProviderConfig,
-  startMockOpenAIServer,
-  type MockBehaviour,
-  type MockOpenAIServer,
-} from './testing/mock-openai-server.js';
+import { realOpenCodeEnv } from './testing/real-opencode.js';
+import { MOCK_OK, startMockOpenAIServer, type MockBehaviour, type MockOpenAIServer } from './testing/mock-openai-server.js';
 
 /**
  * The real, pinned `opencode` (1.18.33) against a mock OpenAI-compatible
@@ -50,18 +45,7 @@ async function setup(
   const mock = await startMockOpenAIServer(behaviour);
   cleanups.push(() => mock.close());
   const home = path.join(tmp.dir, 'home');
-  const env: NodeJS.ProcessEnv = {
-    PATH: pathWith(realCliBinDir('opencode')),
-    HOME: home,
-    XDG_DATA_HOME: path.join(home, '.local', 'share'),
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    XDG_STATE_HOME: path.join(home, '.local', 'state'),
-    TMPDIR: tmp.dir,
-    OPENCODE_DISABLE_MODELS_FETCH: '1',
-    OPENCODE_DISABLE_AUTOUPDATE: '1',
-    OPENCODE_CONFIG_CONTENT: mockProviderConfig(mock.baseURL),
-  };
+  const env = realOpenCodeEnv(home, mock.baseURL, tmp.dir);
   const registry = createRegistry({
     adapters: [createOpenCodeAdapter({ versionTimeoutMs: SLOW, modelsTimeoutMs: SLOW, authTimeoutMs: SLOW })],
     env,

@@ -7,6 +7,7 @@ import { exitFailure, resumeFailure } from './failures.js';
 import { imageFiles, type ModelCatalogs } from './images.js';
 import type { ResolvedOptions } from './options.js';
 import { envWithPermissions, opencodePermissions } from './permissions.js';
+import type { SessionDirs } from './session-dirs.js';
 import { SESSION_TITLE, userWantsTitles } from './titles.js';
 
 /**
@@ -20,6 +21,7 @@ export async function* runTurn(
   ctx: ChatContext,
   model: string | undefined,
   catalogs: ModelCatalogs,
+  sessions: SessionDirs,
 ): AsyncGenerator<StreamEvent> {
   let proc: RunningProcess | undefined;
   try {
@@ -27,6 +29,7 @@ export async function* runTurn(
     const env = envWithPermissions(ctx.env, permissions.config);
     const files = await imageFiles(request, ctx, model, catalogs);
     const resume = request.resume;
+    if (resume) sessions.check(resume.nativeSessionId, ctx.cwd);
     proc = spawnProcess({
       command: o.command,
       args: runArgs({
@@ -54,6 +57,7 @@ export async function* runTurn(
     if (resume && exit.exitCode !== 0) throw resumeFailure(exit) ?? exitFailure(exit, run.sawText, run.unrecognisedLines);
     if (exit.exitCode !== 0 || exit.signal || !run.sawText) throw exitFailure(exit, run.sawText, run.unrecognisedLines, run.refusals);
     const result = run.result(model);
+    if (typeof result.metadata.nativeSessionId === 'string') sessions.remember(result.metadata.nativeSessionId, ctx.cwd);
     result.metadata = { ...result.metadata, permissions: permissions.metadata, transport: 'spawn' };
     yield { type: 'result', result };
   } catch (e) {

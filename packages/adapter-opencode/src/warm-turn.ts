@@ -15,6 +15,7 @@ import { classifyError, errorInfoOf } from './failures.js';
 import type { ModelCatalogs } from './images.js';
 import { opencodePermissions, sessionRules } from './permissions.js';
 import { ServeHttpError, type ServeEvent } from './serve-client.js';
+import type { SessionDirs } from './session-dirs.js';
 import type { OpenCodeServer } from './serve-process.js';
 import { SESSION_TITLE, userWantsTitles } from './titles.js';
 
@@ -70,6 +71,7 @@ export async function* serveTurn(
   ctx: ChatContext,
   model: string | undefined,
   catalogs: ModelCatalogs,
+  sessions: SessionDirs,
 ): AsyncGenerator<StreamEvent> {
   const permissions = opencodePermissions(request, ctx);
   const rules = sessionRules(permissions.config);
@@ -81,6 +83,8 @@ export async function* serveTurn(
   }
 
   const resume = request.resume;
+  // serve would run a continued session in its own directory whatever this chat's cwd: refused as on the spawn path.
+  if (resume) sessions.check(resume.nativeSessionId, dir);
   let sessionId: string;
   try {
     if (resume?.fork) sessionId = String((await call<Json>('POST', `/session/${resume.nativeSessionId}/fork`, {})).id);
@@ -199,6 +203,7 @@ export async function* serveTurn(
     else if (infoError.name && infoError.name !== 'StructuredOutputError') throw classifyError(errorInfoOf({ error: infoError }));
     else if (!run.sawText) throw new ProviderExecutionError('OpenCode finished with no answer', { toolId: TOOL_ID });
     result.metadata = { ...result.metadata, nativeSessionId: sessionId, permissions: permissions.metadata, transport: 'warm' };
+    sessions.remember(sessionId, dir);
     yield { type: 'result', result };
 
     function* delta(id: string, text: string): Generator<StreamEvent> {

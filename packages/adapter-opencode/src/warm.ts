@@ -15,6 +15,7 @@ import type { ModelCatalogs } from './images.js';
 import { modelFor } from './models.js';
 import type { ResolvedOptions } from './options.js';
 import { OpenCodeServer } from './serve-process.js';
+import type { SessionDirs } from './session-dirs.js';
 import { runTurn } from './spawn.js';
 import { serveTurn } from './warm-turn.js';
 
@@ -59,6 +60,7 @@ export class OpenCodeWarm {
   constructor(
     private readonly o: ResolvedOptions,
     private readonly catalogs: ModelCatalogs,
+    private readonly sessions: SessionDirs,
   ) {}
 
   /** Why this chat must spawn `opencode run`, or undefined when the warm server can take it. */
@@ -105,7 +107,7 @@ export class OpenCodeWarm {
       server.directories.add(ctx.cwd);
       let said = false;
       try {
-        for await (const event of serveTurn(server, request, ctx, model, this.catalogs)) {
+        for await (const event of serveTurn(server, request, ctx, model, this.catalogs, this.sessions)) {
           said = true;
           yield event;
         }
@@ -170,8 +172,9 @@ export async function* chatTurn(
   request: ToolRequest,
   ctx: ChatContext,
   catalogs: ModelCatalogs,
+  sessions: SessionDirs,
 ): AsyncGenerator<StreamEvent> {
   const model = modelFor(request.model, ctx.config);
   if (!warm.spawnReason(ctx) && (yield* warm.stream(request, ctx, model))) return;
-  yield* runTurn(o, o.warm ? withJsonWords(request) : request, ctx, model, catalogs);
+  yield* runTurn(o, o.warm ? withJsonWords(request) : request, ctx, model, catalogs, sessions);
 }

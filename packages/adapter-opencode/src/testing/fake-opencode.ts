@@ -19,6 +19,8 @@ export interface Invocation {
   argv: string[];
   cwd: string;
   pid: number;
+  /** `OPENCODE_CONFIG_CONTENT` as the run saw it. */
+  config?: string;
 }
 
 export interface FakeOpenCode {
@@ -56,7 +58,7 @@ export async function makeFakeOpenCode(spec: FakeOpenCodeSpec = {}): Promise<Fak
   const s = { ...DEFAULT_SPEC, ...spec };
   const script = `
 const __argv = process.argv.slice(2);
-require('fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify({ argv: __argv, cwd: process.cwd(), pid: process.pid }) + '\\n');
+require('fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify({ argv: __argv, cwd: process.cwd(), pid: process.pid, config: process.env.OPENCODE_CONFIG_CONTENT }) + '\\n');
 if (__argv[0] === '--version') {
 ${body(s.version, {})}
 } else if (__argv[0] === 'models') {
@@ -104,4 +106,19 @@ ${body(s.run, { readStdinTo: runRecord, pidFile })}
 /** One JSONL event line in the shape `opencode run --format json` prints. */
 export function eventLine(type: string, part: Record<string, unknown>, sessionID = 'ses_test'): string {
   return JSON.stringify({ type, timestamp: 1795317935115, sessionID, part: { sessionID, messageID: 'msg_test', ...part } }) + '\n';
+}
+
+/** Fakes made by one test file, all removed by `cleanup()` (its `afterAll`). */
+export function fakeOpenCodes(): { fake(spec?: FakeOpenCodeSpec): Promise<FakeOpenCode>; cleanup(): Promise<void> } {
+  const made: FakeOpenCode[] = [];
+  return {
+    async fake(spec = {}) {
+      const f = await makeFakeOpenCode(spec);
+      made.push(f);
+      return f;
+    },
+    async cleanup() {
+      for (const f of made.splice(0)) await f.cleanup();
+    },
+  };
 }

@@ -39,6 +39,25 @@ function recordingScratch(adapter: ToolAdapter, dirs: string[]): ToolAdapter {
 const SLOW = 90_000;
 
 /**
+ * The environment of the real, pinned `opencode` with a throwaway HOME and XDG dirs: the mock as
+ * provider `mock` in `OPENCODE_CONFIG_CONTENT`, no models.dev fetch, no self-update.
+ */
+export function realOpenCodeEnv(home: string, mockBaseURL: string, tmp = process.env.TMPDIR ?? '/tmp'): NodeJS.ProcessEnv {
+  return {
+    PATH: pathWith(realCliBinDir('opencode')),
+    HOME: home,
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    XDG_STATE_HOME: path.join(home, '.local', 'state'),
+    TMPDIR: tmp,
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_CONFIG_CONTENT: mockProviderConfig(mockBaseURL),
+  };
+}
+
+/**
  * The real, pinned `opencode` behind a registry with a private sessions directory: a throwaway
  * HOME and XDG dirs, the mock as provider `mock` in `OPENCODE_CONFIG_CONTENT`, models fetch off.
  */
@@ -50,18 +69,7 @@ export async function startRealOpenCode(
   const mock = await startMockOpenAIServer(behaviour);
   const tmp = await makeTempDir('toolbridge-opencode-real-');
   const home = tmp.dir;
-  const env: NodeJS.ProcessEnv = {
-    PATH: pathWith(realCliBinDir('opencode')),
-    HOME: home,
-    XDG_DATA_HOME: path.join(home, '.local', 'share'),
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    XDG_STATE_HOME: path.join(home, '.local', 'state'),
-    TMPDIR: process.env.TMPDIR ?? '/tmp',
-    OPENCODE_DISABLE_MODELS_FETCH: '1',
-    OPENCODE_DISABLE_AUTOUPDATE: '1',
-    OPENCODE_CONFIG_CONTENT: mockProviderConfig(mock.baseURL),
-  };
+  const env = realOpenCodeEnv(home, mock.baseURL);
   const scratchDirs: string[] = [];
   const adapter = createOpenCodeAdapter({ versionTimeoutMs: SLOW, modelsTimeoutMs: SLOW, authTimeoutMs: SLOW, ...options });
   const registry = createRegistry({
