@@ -41,7 +41,7 @@ async function chat(url, cwd) {
   const res = await fetch(`${url}/chat/opencode`, { method: 'POST', headers: json, body: hello(cwd) });
   const body = await res.json();
   if (res.status !== 200) throw new Error(`chat failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-  return { ms: performance.now() - started, transport: body.result?.metadata?.transport };
+  return { ms: performance.now() - started, transport: body.result?.metadata?.transport, why: body.result?.metadata?.warmUnavailable };
 }
 
 /** Time to the first `delta` event of a streamed chat. */
@@ -86,7 +86,7 @@ export default async function () {
     for (let i = 0; i < RUNS; i++) cold.push(await direct(env, project));
 
     const first = await chat(bridge.url, project);
-    if (first.transport !== 'warm') throw new Error(`expected the warm transport, got ${first.transport}`);
+    if (first.transport !== 'warm') throw new Error(`expected the warm transport, got ${first.transport} (${first.why})`);
     await chat(bridge.url, project);
     const warm = [];
     for (let i = 0; i < RUNS; i++) warm.push((await chat(bridge.url, project)).ms);

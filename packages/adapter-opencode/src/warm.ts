@@ -56,6 +56,8 @@ export class OpenCodeWarm {
   private idleMs = DEFAULT_WARM_IDLE_MS;
   /** Bumped to retire the servers in use: the next chat starts a new one. */
   private generation = 0;
+  /** Why the last chat that wanted the warm server did not get one (for that chat's metadata). */
+  unavailable: string | undefined;
 
   constructor(
     private readonly o: ResolvedOptions,
@@ -94,14 +96,22 @@ export class OpenCodeWarm {
     for (let attempt = 0; ; attempt++) {
       const { key, fingerprint } = this.keyOf(ctx);
       const setup = `${key}\u0000${fingerprint}`;
-      if ((this.failedStarts.get(setup) ?? 0) > Date.now()) return false;
-      const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e) => {
+      if ((this.failedStarts.get(setup) ?? 0) > Date.now()) {
+        this.unavailable ??= 'opencode serve failed to start less than a minute ago';
+        return false;
+      }
+      const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e: unknown) => {
         if (ctx.signal.aborted) throw e;
         // Not again for a minute (or until the CLI or its settings change): every chat would pay for the failed start.
         this.failedStarts.set(setup, Date.now() + START_RETRY_MS);
+        this.unavailable = `opencode serve did not start: ${(e as Error).message}`;
         return undefined;
       });
-      if (!lease) return false;
+      if (!lease) {
+        this.unavailable ??= 'every warm server is taken';
+        return false;
+      }
+      this.unavailable = undefined;
       const server = lease.member;
       server.activeTurns++;
       server.directories.add(ctx.cwd);
@@ -134,8 +144,9 @@ export class OpenCodeWarm {
     this.idleMs = warmIdleMs(ctx.config);
     if (this.spawnReason(ctx)) return;
     const { key, fingerprint } = this.keyOf(ctx);
-    await this.pool.prewarm(key, fingerprint, this.idleMs).catch((e) => {
+    await this.pool.prewarm(key, fingerprint, this.idleMs).catch((e: unknown) => {
       this.failedStarts.set(`${key}\u0000${fingerprint}`, Date.now() + START_RETRY_MS);
+      this.unavailable = `opencode serve did not start: ${(e as Error).message}`;
       throw e;
     });
   }
@@ -175,6 +186,12 @@ export async function* chatTurn(
   sessions: SessionDirs,
 ): AsyncGenerator<StreamEvent> {
   const model = modelFor(request.model, ctx.config);
-  if (!warm.spawnReason(ctx) && (yield* warm.stream(request, ctx, model))) return;
-  yield* runTurn(o, o.warm ? withJsonWords(request) : request, ctx, model, catalogs, sessions);
+  const why = warm.spawnReason(ctx);
+  if (!why && (yield* warm.stream(request, ctx, model))) return;
+  const fallback = o.warm && !why ? warm.unavailable : undefined;
+  for await (const event of runTurn(o, o.warm ? withJsonWords(request) : request, ctx, model, catalogs, sessions)) {
+    // Say why a chat meant for the warm server was spawned (the server would not start, or all were taken).
+    if (event.type === 'result' && fallback) event.result.metadata = { ...event.result.metadata, warmUnavailable: fallback };
+    yield event;
+  }
 }
