@@ -31,10 +31,11 @@ function ctxOf(env: NodeJS.ProcessEnv, config: ToolbridgeConfig = {}, timeoutMs?
 
 const hello: ChatRequest = { messages: [{ role: 'user', content: 'Say hello' }] };
 
+// The fake opencode has no `serve`: these chats are the spawn path's (the warm one is in real-opencode-warm*.test.ts).
 async function chat(f: FakeOpenCode, request: ChatRequest = hello, config: ToolbridgeConfig = {}, options = {}) {
   const { ctx, done } = ctxOf(f.env, config, 10_000);
   try {
-    return await adapterChat(createOpenCodeAdapter(options), request, ctx);
+    return await adapterChat(createOpenCodeAdapter({ warm: false, ...options }), request, ctx);
   } finally {
     done();
   }

@@ -2,11 +2,11 @@ import { defineAdapter, parseVersionText, probeVersion, runProcess, stripAnsi } 
 import type { AuthStartResult, AuthState, CallContext, DetectResult, ToolAdapter, UsageLimits } from '@toolbridge/core';
 import { authStateFor, isFreeProvider, parseAuthList } from './auth.js';
 import { configuredModel, opencodeConfig, TOOL_ID } from './config.js';
-import { modelFor, parseModels, providerOf } from './models.js';
+import { parseModels, providerOf } from './models.js';
 import { resolveOptions, type OpenCodeAdapterOptions, type ResolvedOptions } from './options.js';
 import { ModelCatalogs } from './images.js';
 import { SessionDirs } from './session-dirs.js';
-import { runTurn } from './spawn.js';
+import { chatTurn, OpenCodeWarm } from './warm.js';
 
 /**
  * The OpenCode agent (`opencode` on PATH). Chats run `opencode run --format json [-m
@@ -17,6 +17,7 @@ export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): Too
   const o = resolveOptions(options);
   const catalogs = new ModelCatalogs(o.command, o.modelsTimeoutMs);
   const sessions = new SessionDirs();
+  const warm = new OpenCodeWarm(o, catalogs, sessions);
   return defineAdapter({
     id: TOOL_ID,
     name: 'OpenCode',
@@ -28,7 +29,8 @@ export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): Too
       activity: true,
       permissions: ['read-only', 'workspace-write', 'full'],
       additionalDirs: true,
-      // structuredOutput unset: `opencode run` has no schema option, so core asks for JSON in words.
+      // Native on the warm path (serve's `format`); the spawn path asks in words itself (see warm.ts).
+      ...(o.warm ? { structuredOutput: 'native' as const, warm: true } : {}),
     },
     detect: (ctx) => detect(o, ctx),
     checkAuth: (ctx) => checkAuth(o, ctx),
@@ -36,8 +38,11 @@ export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): Too
     usageLimits: async (): Promise<UsageLimits> => ({ status: 'unavailable', reason: 'OpenCode does not expose usage limits locally' }),
     async *stream(request, ctx) {
       // Inside the generator: a bad model fails the stream, never the call that creates it.
-      yield* runTurn(o, request, ctx, modelFor(request.model, ctx.config), catalogs, sessions);
+      yield* chatTurn(warm, o, request, ctx, catalogs, sessions);
     },
+    prewarm: (ctx) => warm.prewarm(ctx),
+    warmLoad: () => warm.load(),
+    dispose: () => warm.close(),
   });
 }
 

@@ -37,7 +37,11 @@ interface Setup {
   registry: ReturnType<typeof createRegistry>;
 }
 
-async function setup(behaviour: MockBehaviour = MOCK_OK, config: ToolbridgeConfig = { opencodeModel: 'mock/mock-model' }): Promise<Setup> {
+// These tests are about `opencode run` (the spawn path): warmIdleMs 0. The warm transport has its own (real-opencode-warm*.test.ts).
+async function setup(
+  behaviour: MockBehaviour = MOCK_OK,
+  config: ToolbridgeConfig = { opencodeModel: 'mock/mock-model', warmIdleMs: 0 },
+): Promise<Setup> {
   const mock = await startMockOpenAIServer(behaviour);
   cleanups.push(() => mock.close());
   const home = path.join(tmp.dir, 'home');

@@ -13,6 +13,16 @@ export interface OpenCodeAdapterOptions {
   modelsTimeoutMs?: number;
   /** Bound on `opencode auth list` (default 10 000 ms; it takes ~2 s). */
   authTimeoutMs?: number;
+  /**
+   * Answer chats on a long-lived `opencode serve` (default true): lazily started, shut down after
+   * the `warmIdleMs` config key (default 5 minutes; 0 = always spawn `opencode run`).
+   */
+  warm?: boolean;
+  /**
+   * Directories one warm server may serve before it is replaced (default 16): OpenCode keeps an
+   * instance per directory and does not give its memory back; a chat without `cwd` gets a new one.
+   */
+  warmMaxDirectories?: number;
 }
 
 export interface ResolvedOptions {
@@ -21,6 +31,8 @@ export interface ResolvedOptions {
   versionTimeoutMs: number;
   modelsTimeoutMs: number;
   authTimeoutMs: number;
+  warm: boolean;
+  warmMaxDirectories: number;
 }
 
 export function resolveOptions(options: OpenCodeAdapterOptions): ResolvedOptions {
@@ -30,5 +42,7 @@ export function resolveOptions(options: OpenCodeAdapterOptions): ResolvedOptions
     versionTimeoutMs: options.versionTimeoutMs ?? 8_000,
     modelsTimeoutMs: options.modelsTimeoutMs ?? 8_000,
     authTimeoutMs: options.authTimeoutMs ?? 10_000,
+    warm: options.warm !== false,
+    warmMaxDirectories: options.warmMaxDirectories ?? 16,
   };
 }

@@ -16,10 +16,11 @@ afterAll(() => fakes.cleanup());
 const fake = fakes.fake;
 
 /** A chat through the adapter as core runs it; `resume` as core sends it for a native session. */
+// The inputs of `opencode run`, so `warm: false` (the warm transport is in real-opencode-warm*.test.ts).
 async function chat(f: FakeOpenCode, request: ChatRequest, config: ToolbridgeConfig = {}, options: DirectCallOptions = {}) {
   const { ctx, done } = createCallContext({ config, env: f.env, toolId: 'opencode' }, { timeoutMs: 10_000 });
   try {
-    return await adapterChat(createOpenCodeAdapter(), request, ctx, options);
+    return await adapterChat(createOpenCodeAdapter({ warm: false }), request, ctx, options);
   } finally {
     done();
   }
@@ -50,7 +51,7 @@ describe('argv', () => {
 
   it('refuses to continue a session from another directory than its own (opencode would hang)', async () => {
     const f = await fake();
-    const adapter = createOpenCodeAdapter();
+    const adapter = createOpenCodeAdapter({ warm: false });
     const run = async (cwd: string, resume?: DirectCallOptions['resume']) => {
       const { ctx, done } = createCallContext({ config: {}, env: f.env, toolId: 'opencode' }, { timeoutMs: 10_000 });
       try {
@@ -181,7 +182,7 @@ describe('images', () => {
   it('detect says vision when the default model takes images', async () => {
     const f = await fake({ models: { stdout: capture('opencode-models-verbose.out') } });
     const { ctx, done } = createCallContext({ config: { opencodeModel: 'mock/vis' }, env: f.env, toolId: 'opencode' }, {});
-    const d = await createOpenCodeAdapter().detect(ctx);
+    const d = await createOpenCodeAdapter({ warm: false }).detect(ctx);
     done();
     expect(d.capabilities).toEqual(['vision']);
     expect(d.models).toContain('opencode/big-pickle');

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createRegistry, type ChatContext, type ToolAdapter, type ToolRegistry, type ToolbridgeConfig } from '@toolbridge/core';
 import { makeTempDir, pathWith, processesWithEnv, realCliBinDir } from '@toolbridge/test-suite';
 import { createOpenCodeAdapter } from '../adapter.js';
+import type { OpenCodeAdapterOptions } from '../options.js';
 import { mockProviderConfig, startMockOpenAIServer, type MockBehaviour, type MockOpenAIServer } from './mock-openai-server.js';
 
 export interface RealOpenCode {
@@ -62,14 +63,15 @@ export function realOpenCodeEnv(home: string, mockBaseURL: string, tmp = process
  */
 export async function startRealOpenCode(
   behaviour: MockBehaviour,
-  config: ToolbridgeConfig = { opencodeModel: 'mock/mock-model' },
+  config: ToolbridgeConfig = { opencodeModel: 'mock/mock-model', warmIdleMs: 0 },
+  options: OpenCodeAdapterOptions = {},
 ): Promise<RealOpenCode> {
   const mock = await startMockOpenAIServer(behaviour);
   const tmp = await makeTempDir('toolbridge-opencode-real-');
   const home = tmp.dir;
   const env = realOpenCodeEnv(home, mock.baseURL);
   const scratchDirs: string[] = [];
-  const adapter = createOpenCodeAdapter({ versionTimeoutMs: SLOW, modelsTimeoutMs: SLOW, authTimeoutMs: SLOW });
+  const adapter = createOpenCodeAdapter({ versionTimeoutMs: SLOW, modelsTimeoutMs: SLOW, authTimeoutMs: SLOW, ...options });
   const registry = createRegistry({
     adapters: [recordingScratch(adapter, scratchDirs)],
     env,
