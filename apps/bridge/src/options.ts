@@ -1,4 +1,4 @@
-import type { Toolbridge, ToolbridgeOptions } from 'toolbridge';
+import type { PermissionLevel, Toolbridge, ToolbridgeOptions } from 'toolbridge';
 import { isLoopbackHost, isWildcardHost, normalizeHost } from './address.js';
 import { silentLogger, stderrLogger, type BridgeLogger } from './logger.js';
 
@@ -56,6 +56,15 @@ export interface ResolvedOptions {
   dashboardDir?: string;
   allowFullPermissions: boolean;
   warmUp: boolean;
+}
+
+/**
+ * The most an agent may be allowed in a chat over HTTP: everything behind a token or with
+ * `--allow-full-permissions`, else `workspace-write`, whatever a request or `PUT /config` asks
+ * (without a token any local process could otherwise have an agent do anything as this user).
+ */
+export function maxPermissionsOf(options: Pick<ResolvedOptions, 'token' | 'allowFullPermissions'>): PermissionLevel | undefined {
+  return options.token || options.allowFullPermissions ? undefined : 'workspace-write';
 }
 
 export const DEFAULT_PORT = 8787;

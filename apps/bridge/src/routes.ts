@@ -2,7 +2,7 @@ import { InvalidRequestError, quoted, type ValidChatRequest } from '@toolbridge/
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { FallbackStreamEvent, ToolStreamEvent } from 'toolbridge';
 import { envelopeOf, httpError } from './errors.js';
-import type { ResolvedOptions } from './options.js';
+import { maxPermissionsOf, type ResolvedOptions } from './options.js';
 import { relaySse, type SseFrame } from './relay.js';
 import { ROUTE_TABLE, type Method, type RoutePath } from './route-table.js';
 import { parseAuthBody, parseFallbackChatBody, parseToolChatBody } from './schemas.js';
@@ -65,9 +65,14 @@ export function createNativeRouter(ctx: RouteContext): Router {
     return toolId;
   };
 
-  /** `full` lets an agent do anything as this user: over HTTP only behind a token, or when the bridge was started to allow it. */
+  /**
+   * `full` lets an agent do anything as this user: over HTTP only behind a token, or when the
+   * bridge was started to allow it. A request asking for it is refused outright; a level from the
+   * config or the environment is narrowed by `maxPermissions` on every chat call.
+   */
+  const maxPermissions = maxPermissionsOf(options);
   const permitted = (request: ValidChatRequest) => {
-    if (request.permissions === 'full' && !options.token && !options.allowFullPermissions) {
+    if (request.permissions === 'full' && maxPermissions) {
       throw httpError(
         'forbidden',
         403,
@@ -124,7 +129,7 @@ export function createNativeRouter(ctx: RouteContext): Router {
         const toolId = knownTool(req, res);
         const { timeoutMs, stream, request } = await parseToolChatBody(req.body);
         const signal = clientSignal(res);
-        const call = { timeoutMs: timeoutMs ?? options.chatTimeoutMs, signal };
+        const call = { timeoutMs: timeoutMs ?? options.chatTimeoutMs, signal, maxPermissions };
         if (!stream) {
           res.json(await toolbridge.chatWith(toolId, permitted(request), call));
           return;
@@ -154,7 +159,7 @@ export function createNativeRouter(ctx: RouteContext): Router {
         const { providers, retries, perAttemptTimeoutMs, timeoutMs, stream, request } = await parseFallbackChatBody(req.body);
         res.locals.toolId = providers.join(',');
         const signal = clientSignal(res);
-        const call = { providers, retries, perAttemptTimeoutMs, timeoutMs: timeoutMs ?? options.chatTimeoutMs, signal };
+        const call = { providers, retries, perAttemptTimeoutMs, timeoutMs: timeoutMs ?? options.chatTimeoutMs, signal, maxPermissions };
         if (!stream) {
           const response = await toolbridge.chat(permitted(request), call);
           res.locals.toolId = response.toolId;

@@ -6,7 +6,7 @@ import { isLoopbackHost, isWildcardHost, normalizeHost, urlHost } from './addres
 import { createDashboardRouter, defaultDashboardDir } from './dashboard.js';
 import { errorHandler, httpError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { resolveOptions, validatePort, type BridgeOptions, type ResolvedOptions } from './options.js';
+import { maxPermissionsOf, resolveOptions, validatePort, type BridgeOptions, type ResolvedOptions } from './options.js';
 import { BASE_HEADERS, createFastReads, type LogFields } from './fast-reads.js';
 import { createNativeRouter } from './routes.js';
 import { hasBody, hostCheck, jsonOnly, originCheck, tokenCheck } from './security.js';
@@ -133,6 +133,7 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
       chatTimeoutMs: options.chatTimeoutMs,
       bodyLimit: options.bodyLimit,
       sseKeepAliveMs: options.sseKeepAliveMs,
+      maxPermissions: maxPermissionsOf(options),
     }),
   );
 

@@ -100,6 +100,20 @@ describe('bridge over the real adapters', () => {
     await bridge.request('/config', { method: 'PUT', json: { ollamaModel: 'llama3.2:1b' } });
   });
 
+  it('without a token no config reaches full: PUT /config asking for it is narrowed to workspace-write, and the answer says so', async () => {
+    for (const config of [{ codexSandbox: 'danger-full-access' }, { permissions: 'full' }]) {
+      expect((await bridge.request('/config', { method: 'PUT', json: { ...config, ollamaModel: 'llama3.2:1b' } })).status).toBe(200);
+      const body = (await (await bridge.request('/chat/codex', { method: 'POST', json: hello })).json()) as {
+        result: { metadata: { permissions: { requested: string; applied: string; note: string } } };
+      };
+      const argv = (await machine.runs('codex')).filter((r) => r.argv[0] === 'exec').at(-1)!.argv;
+      expect(argv[argv.indexOf('--sandbox') + 1]).toBe('workspace-write');
+      expect(body.result.metadata.permissions).toMatchObject({ requested: 'full', applied: 'workspace-write' });
+      expect(body.result.metadata.permissions.note).toMatch(/full is not allowed in this call/);
+    }
+    await bridge.request('/config', { method: 'PUT', json: { ollamaModel: 'llama3.2:1b' } });
+  });
+
   it('POST /chat/claude-code when logged out is 401 tool_auth_required', async () => {
     await machine.setMode('claude', 'logged_out');
     const res = await bridge.request('/chat/claude-code', { method: 'POST', json: hello });

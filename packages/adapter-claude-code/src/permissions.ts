@@ -58,12 +58,16 @@ export function refusesBypass(env: NodeJS.ProcessEnv): boolean {
  */
 export function planAccess(
   request: Pick<ToolRequest, 'permissions'>,
-  ctx: Pick<CallContext, 'config' | 'env'>,
+  ctx: Pick<CallContext, 'config' | 'env' | 'maxPermissions'>,
   toolAccess: ClaudeCodeToolAccess | undefined,
 ): AccessPlan {
   const resolved = resolvePermissions(request, ctx, toolAccess ? LEVEL_OF[toolAccess] : undefined);
   const access: ClaudeCodeToolAccess =
-    resolved.source === 'tool-config' ? toolAccess! : resolved.source === 'default' ? 'none' : ACCESS_OF[resolved.level];
+    resolved.source === 'tool-config' && !resolved.narrowedFrom
+      ? toolAccess!
+      : resolved.source === 'default'
+        ? 'none'
+        : ACCESS_OF[resolved.level];
   const root = access === 'full' && refusesBypass(ctx.env);
   const note = root ? ROOT_NOTE : NOTES[access];
   return {

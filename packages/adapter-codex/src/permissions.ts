@@ -32,7 +32,10 @@ const NOTES: Partial<Record<PermissionLevel, string>> = {
  * approval in `exec` (and the warm transport sets `approvalPolicy: "never"`), so nothing is granted
  * beyond the sandbox.
  */
-export function codexPermissions(request: Pick<ToolRequest, 'permissions'>, ctx: Pick<CallContext, 'config'>): CodexPermissions {
+export function codexPermissions(
+  request: Pick<ToolRequest, 'permissions'>,
+  ctx: Pick<CallContext, 'config' | 'maxPermissions'>,
+): CodexPermissions {
   const configured = codexConfig.read(ctx.config).sandbox;
   const resolved = resolvePermissions(request, ctx, configured ? LEVEL_OF[configured] : undefined);
   const { level } = resolved;

@@ -1,17 +1,33 @@
 import { PERMISSION_LEVELS, type CallContext, type PermissionLevel, type ToolRequest } from '@toolbridge/core';
 
 export interface ResolvedPermissions {
+  /** The level to run with: what was asked, or the call's ceiling when that asked for more. */
   level: PermissionLevel;
-  /** Where the level came from. */
+  /** Where the level asked for came from. */
   source: 'request' | 'tool-config' | 'config' | 'default';
+  /** The level asked for, when the call's ceiling (`ctx.maxPermissions`) narrowed it to `level`. */
+  narrowedFrom?: PermissionLevel;
 }
+
+const rank = (level: PermissionLevel) => PERMISSION_LEVELS.indexOf(level);
 
 /**
  * The permission level of one chat, decided in one place for every agent: the request's level,
  * else the tool's own config key (given by the adapter, e.g. `codexSandbox` mapped to a level),
- * else the `permissions` config key, else `read-only`.
+ * else the `permissions` config key, else `read-only`; never above the call's `maxPermissions`.
  */
 export function resolvePermissions(
+  request: Pick<ToolRequest, 'permissions'>,
+  ctx: Pick<CallContext, 'config' | 'maxPermissions'>,
+  toolDefault?: PermissionLevel,
+): ResolvedPermissions {
+  const asked = askedLevel(request, ctx, toolDefault);
+  const ceiling = ctx.maxPermissions;
+  if (ceiling && rank(asked.level) > rank(ceiling)) return { level: ceiling, source: asked.source, narrowedFrom: asked.level };
+  return asked;
+}
+
+function askedLevel(
   request: Pick<ToolRequest, 'permissions'>,
   ctx: Pick<CallContext, 'config'>,
   toolDefault?: PermissionLevel,
@@ -40,5 +56,9 @@ export function permissionReport(
   applied: PermissionLevel = resolved.level,
   note?: string,
 ): PermissionReport {
-  return { requested: resolved.level, applied, source: resolved.source, ...(note ? { note } : {}) };
+  const narrowed = resolved.narrowedFrom
+    ? `${resolved.narrowedFrom} is not allowed in this call (a bridge without a token allows at most ${resolved.level})`
+    : undefined;
+  const notes = [narrowed, note].filter(Boolean).join('; ');
+  return { requested: resolved.narrowedFrom ?? resolved.level, applied, source: resolved.source, ...(notes ? { note: notes } : {}) };
 }

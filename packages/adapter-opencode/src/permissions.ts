@@ -70,7 +70,7 @@ export function sessionRules(config: PermissionConfig): Array<{ permission: stri
 /** The level of one chat (request, else the `permissions` config key, else read-only, decided by the kit) as OpenCode rules. */
 export function opencodePermissions(
   request: Pick<ToolRequest, 'permissions' | 'additionalDirs'>,
-  ctx: Pick<CallContext, 'config'>,
+  ctx: Pick<CallContext, 'config' | 'maxPermissions'>,
 ): OpenCodePermissions {
   const resolved = resolvePermissions(request, ctx);
   const { level } = resolved;

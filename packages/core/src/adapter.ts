@@ -28,6 +28,8 @@ export interface CallContext {
   env: NodeJS.ProcessEnv;
   /** The tool this call is for, when there is one. */
   toolId?: string;
+  /** The most an agent may be allowed in this call (see `CallOptions.maxPermissions`); the kit's `resolvePermissions` applies it. */
+  maxPermissions?: PermissionLevel;
 }
 
 /** The context of one chat turn: where the agent works, and a private place for the call's own files. */

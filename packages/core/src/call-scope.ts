@@ -27,7 +27,7 @@ export class CallScope {
     const signal = options.signal ? AbortSignal.any([options.signal, closer.signal]) : closer.signal;
     const managed = createCallContext(
       { config: this.config.effective(), env: this.env, toolId, what },
-      { timeoutMs: options.timeoutMs, signal },
+      { timeoutMs: options.timeoutMs, signal, maxPermissions: options.maxPermissions },
     );
     return {
       ctx: managed.ctx,

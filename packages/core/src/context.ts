@@ -1,11 +1,19 @@
 import type { CallContext } from './adapter.js';
 import type { ToolbridgeConfig } from './config.js';
+import type { PermissionLevel } from './wire/chat.js';
 import { TimeoutError } from './errors.js';
 
 export interface CallOptions {
   /** Milliseconds before the call is cancelled with a TimeoutError. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * The most an agent may be allowed in this call, whatever the request or the config asks: a
+   * higher level is narrowed to it (and the answer's `metadata.permissions` says so). The bridge
+   * sets `workspace-write` when it runs without a token, so that no local process can get `full`,
+   * not even by `PUT /config`.
+   */
+  maxPermissions?: PermissionLevel;
 }
 
 export interface ManagedContext {
@@ -22,6 +30,7 @@ export function createCallContext(
   base: { config: Readonly<ToolbridgeConfig>; env?: NodeJS.ProcessEnv; toolId?: string; what?: string },
   options: CallOptions = {},
 ): ManagedContext {
+  const { maxPermissions } = options;
   const controller = new AbortController();
   const { timeoutMs, signal } = options;
   let timer: NodeJS.Timeout | undefined;
@@ -35,7 +44,14 @@ export function createCallContext(
     }, timeoutMs);
   }
   return {
-    ctx: { config: base.config, env: base.env ?? process.env, signal: controller.signal, timeoutMs, toolId: base.toolId },
+    ctx: {
+      config: base.config,
+      env: base.env ?? process.env,
+      signal: controller.signal,
+      timeoutMs,
+      toolId: base.toolId,
+      ...(maxPermissions ? { maxPermissions } : {}),
+    },
     done() {
       if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);

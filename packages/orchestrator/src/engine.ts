@@ -98,6 +98,7 @@ export async function runFallback(
         const result = await runner.run(toolId, request, {
           timeoutMs: Number.isFinite(bound) ? Math.max(1, Math.ceil(bound)) : undefined,
           signal,
+          maxPermissions: options.maxPermissions,
         });
         record({ toolId, tryIndex: index, stage: 'execution', outcome: 'succeeded', message: `${name} answered`, latencyMs: elapsed(t0) });
         return result;

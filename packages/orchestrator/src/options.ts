@@ -1,4 +1,4 @@
-import { InvalidRequestError, LIMITS, type Attempt } from '@toolbridge/core';
+import { InvalidRequestError, LIMITS, PERMISSION_LEVELS, type Attempt, type PermissionLevel } from '@toolbridge/core';
 
 /** Options of a fallback chat across an ordered list of tools. */
 export interface FallbackOptions {
@@ -11,6 +11,8 @@ export interface FallbackOptions {
   /** Time allowed for the whole fallback chat, in ms (positive integer). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** The most any tool may be allowed in this chat (core's `CallOptions.maxPermissions`). */
+  maxPermissions?: PermissionLevel;
   /** Called as each attempt is recorded. */
   onAttempt?: (attempt: Attempt) => void;
 }
@@ -47,6 +49,7 @@ export interface NormalizedFallbackOptions {
   perAttemptTimeoutMs?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
+  maxPermissions?: PermissionLevel;
   onAttempt?: (attempt: Attempt) => void;
 }
 
@@ -78,6 +81,10 @@ export function normalizeFallbackOptions(options: unknown): NormalizedFallbackOp
   }
   const signal = o.signal;
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidRequestError('signal must be an AbortSignal');
+  const maxPermissions = o.maxPermissions;
+  if (maxPermissions !== undefined && !PERMISSION_LEVELS.includes(maxPermissions as PermissionLevel)) {
+    throw new InvalidRequestError(`maxPermissions must be one of ${PERMISSION_LEVELS.join(', ')}`);
+  }
   const onAttempt = o.onAttempt;
   if (onAttempt !== undefined && typeof onAttempt !== 'function') throw new InvalidRequestError('onAttempt must be a function');
   return {
@@ -86,6 +93,7 @@ export function normalizeFallbackOptions(options: unknown): NormalizedFallbackOp
     perAttemptTimeoutMs: positiveInteger(o.perAttemptTimeoutMs, 'perAttemptTimeoutMs'),
     timeoutMs: positiveInteger(o.timeoutMs, 'timeoutMs'),
     signal: signal as AbortSignal | undefined,
+    ...(maxPermissions ? { maxPermissions: maxPermissions as PermissionLevel } : {}),
     onAttempt: onAttempt as ((attempt: Attempt) => void) | undefined,
   };
 }

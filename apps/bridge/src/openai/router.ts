@@ -1,6 +1,6 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { AbortedError, quoted, ToolUnavailableError, type ChatRequest } from '@toolbridge/core';
-import type { Toolbridge, ToolStreamEvent } from 'toolbridge';
+import type { PermissionLevel, Toolbridge, ToolStreamEvent } from 'toolbridge';
 import { chunkFactory, toChatCompletion } from './completions.js';
 import { fromExposedHttpError } from '../http-errors.js';
 import { OpenAIRequestError, modelNotFound, sendOpenAIError, toOpenAIError } from './errors.js';
@@ -21,6 +21,8 @@ export interface OpenAIRouterOptions {
   bodyLimit?: string | number;
   /** Interval of SSE keep-alive comments (default 15 s). */
   sseKeepAliveMs?: number;
+  /** The most an agent may be allowed in a completion (the bridge's `maxPermissionsOf`); unset, no ceiling. */
+  maxPermissions?: PermissionLevel;
 }
 
 export const DEFAULT_CHAT_TIMEOUT_MS = 10 * 60 * 1000;
@@ -93,7 +95,7 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
     res.on('close', () => {
       if (!res.writableFinished) disconnect.abort(new AbortedError('The client disconnected', { toolId }));
     });
-    const callOptions = { timeoutMs: chatTimeoutMs, signal: disconnect.signal };
+    const callOptions = { timeoutMs: chatTimeoutMs, signal: disconnect.signal, maxPermissions: options.maxPermissions };
 
     if (!body.stream) {
       const response = await toolbridge.chatWith(toolId, request, callOptions);
