@@ -102,7 +102,7 @@ export async function completeChatRequest(req: ChatRequest, origin: RequestOrigi
 }
 
 /** An existing directory, as an absolute path. Over HTTP a relative path has no meaning: it is refused. */
-async function directory(dir: string, field: string, origin: RequestOrigin): Promise<string> {
+export async function directory(dir: string, field: string, origin: RequestOrigin): Promise<string> {
   if (dir.includes('\0')) throw new InvalidRequestError(`${field} is not a valid path`);
   if (origin === 'http' && !path.isAbsolute(dir)) throw new InvalidRequestError(`${field} must be an absolute path (got ${quoted(dir)})`);
   const full = path.resolve(dir);

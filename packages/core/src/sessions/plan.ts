@@ -1,6 +1,6 @@
 import type { ToolAdapter, ToolRequest } from '../adapter.js';
 import { InvalidRequestError } from '../errors.js';
-import type { ValidChatRequest } from '../request.js';
+import { directory, type ValidChatRequest } from '../request.js';
 import type { ToolMessage, TranscriptMessage } from '../types.js';
 import { newSessionId, type SessionRecord, type SessionStore } from './store.js';
 
@@ -78,7 +78,13 @@ export async function planTurn(store: SessionStore, adapter: ToolAdapter, req: V
     const sameTool = record.toolId === adapter.id;
     const native = sameTool && record.native?.toolId === adapter.id && adapter.features.sessions?.resume ? record.native : undefined;
     const nativeFork = req.fork && native !== undefined && adapter.features.sessions?.fork === true;
-    const sessionCwd = record.cwd ?? (await store.workDir(record.id));
+    // The directory a session was working in may be gone since (removed by its owner): say so, as
+    // for a caller's cwd. Looked at only when the caller gives no cwd of its own.
+    const sessionCwd =
+      req.cwd ??
+      (record.cwd
+        ? await directory(record.cwd, `the working directory of session ${record.id}`, 'library')
+        : await store.workDir(record.id));
     const model = req.model ?? (sameTool ? record.model : undefined);
     const request: ToolRequest =
       native && (!req.fork || nativeFork)
@@ -90,7 +96,7 @@ export async function planTurn(store: SessionStore, adapter: ToolAdapter, req: V
         base: record,
         transcript,
         request,
-        cwd: req.cwd ?? sessionCwd,
+        cwd: sessionCwd,
         ...(sameTool ? {} : { handoverFrom: record.toolId }),
         isNew: false,
         release,
@@ -98,7 +104,7 @@ export async function planTurn(store: SessionStore, adapter: ToolAdapter, req: V
     }
     const id = newSessionId();
     // A native fork must run where the tool's session lives; otherwise the fork gets a private directory of its own.
-    const cwd = req.cwd ?? record.cwd ?? (nativeFork ? sessionCwd : await store.workDir(id));
+    const cwd = record.cwd || nativeFork ? sessionCwd : (req.cwd ?? (await store.workDir(id)));
     return {
       sessionId: id,
       base: { ...record, id, forkedFrom: record.id, native: undefined, turns: record.turns, toolChanges: [...record.toolChanges] },

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir, scriptedAdapter, waitFor, type ScriptedAdapter } from '@toolbridge/test-suite';
-import { SessionBusyError, SessionNotFoundError } from '../errors.js';
+import { InvalidRequestError, SessionBusyError, SessionNotFoundError } from '../errors.js';
 import { createRegistry, type ToolRegistry } from '../registry.js';
 import { textOf } from '../request.js';
 
@@ -84,6 +84,35 @@ describe('sessions', () => {
     // The fork continues its own native session.
     await registry.chat('nat', ask('four', { sessionId: forked.sessionId }));
     expect(tool.requests[3]!.resume).toEqual({ nativeSessionId: 'native-0-fork2', fork: false });
+  });
+
+  it("a native fork works in its original's private directory, which outlives the original's deletion and goes with the last fork", async () => {
+    const tool = native('nat');
+    const { registry, dir } = await setup([tool]);
+    const first = await registry.chat('nat', ask('one'));
+    const forked = await registry.chat('nat', ask('two (fork)', { sessionId: first.sessionId, fork: true }));
+    const work = tool.calls[0]!.ctx.cwd;
+    expect(tool.calls[1]!.ctx.cwd).toBe(work);
+    await registry.sessions.delete(first.sessionId!);
+    await expect(registry.sessions.get(first.sessionId!)).rejects.toBeInstanceOf(SessionNotFoundError);
+    expect((await stat(work)).isDirectory()).toBe(true);
+    // The fork goes on where it was, its files intact.
+    await registry.chat('nat', ask('three', { sessionId: forked.sessionId }));
+    expect(tool.calls[2]!.ctx.cwd).toBe(work);
+    await registry.sessions.delete(forked.sessionId!);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('a session whose own directory was removed says so (400 naming it), not that the tool is missing', async () => {
+    const tool = echo('echo');
+    const { registry, home } = await setup([tool]);
+    const mine = path.join(home, 'project');
+    await mkdir(mine);
+    const first = await registry.chat('echo', ask('one', { cwd: mine }));
+    await rm(mine, { recursive: true });
+    const error = await registry.chat('echo', ask('two', { sessionId: first.sessionId })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect((error as Error).message).toBe(`the working directory of session ${first.sessionId} "${mine}" does not exist`);
   });
 
   it('hands a session over to another tool with the transcript; the session then belongs to it and records the change', async () => {

@@ -88,16 +88,19 @@ export class SessionStore {
     this.index ??= (async () => {
       const map = new Map<string, Entry>();
       await this.root();
+      const withoutRecord: string[] = [];
       for (const name of await readdir(this.dir).catch(() => [] as string[])) {
         if (!ID_RE.test(name)) continue;
         const record = await this.readRecord(name);
         if (record) map.set(name, { record });
-        else await this.removeOrphan(name);
+        else withoutRecord.push(name);
       }
       for (const [id, record] of this.changes) {
         if (record) map.set(id, { record });
         else map.delete(id);
       }
+      // A deleted session's folder kept for the forks that work in it is not an orphan.
+      for (const name of withoutRecord) if (!this.borrowed(this.workPath(name), map)) await this.removeOrphan(name);
       this.changes.clear();
       this.loaded = map;
       await this.evict(map);
@@ -218,11 +221,33 @@ export class SessionStore {
   }
 
   async delete(id: string): Promise<void> {
-    await this.get(id);
+    const record = await this.get(id);
     if (this.busy.has(id)) throw new SessionBusyError(id);
     if (this.loaded) this.loaded.delete(id);
     else this.changes.set(id, null);
-    await rm(this.folderOf(id), { recursive: true, force: true });
+    await this.removeFolder(record, await this.load());
+  }
+
+  /** Whether a session in `map` works in `work` (a native fork runs in the private directory of the session it was forked from). */
+  private borrowed(work: string, map: Map<string, Entry>): boolean {
+    for (const e of map.values()) if (e.record.cwd === work) return true;
+    return false;
+  }
+
+  /**
+   * Remove a deleted session's files. Its private directory stays while a fork still works in
+   * it (the fork's files and the tool's own session live there), and goes with the last of them.
+   */
+  private async removeFolder(record: SessionRecord, map: Map<string, Entry>): Promise<void> {
+    const folder = path.join(this.dir, record.id);
+    if (this.borrowed(path.join(folder, 'work'), map)) {
+      for (const file of [RECORD, TRANSCRIPT]) await rm(path.join(folder, file), { force: true }).catch(() => undefined);
+    } else await rm(folder, { recursive: true, force: true }).catch(() => undefined);
+    const lender = record.cwd && path.dirname(record.cwd);
+    if (lender && path.basename(record.cwd!) === 'work' && path.dirname(lender) === this.dir) {
+      const lenderId = path.basename(lender);
+      if (!map.has(lenderId) && !this.borrowed(record.cwd!, map)) await rm(lender, { recursive: true, force: true }).catch(() => undefined);
+    }
   }
 
   /** Forget a folder made for a turn that failed before its first commit. */
@@ -258,8 +283,9 @@ export class SessionStore {
     for (let i = 0; live.length - i > this.maxSessions; i++) doomed.push(live[i]!.record.id);
     for (const id of doomed) {
       if (this.busy.has(id)) continue;
+      const record = map.get(id)!.record;
       map.delete(id);
-      await rm(path.join(this.dir, id), { recursive: true, force: true }).catch(() => undefined);
+      await this.removeFolder(record, map);
     }
   }
 }
