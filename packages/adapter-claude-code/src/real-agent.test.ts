@@ -76,7 +76,7 @@ describe('real claude: activity and permissions', () => {
     expect(escaped).toMatchObject({ status: 'failed', title: expect.stringContaining('denied') });
     expect(existsSync(path.join(outside, 'escaped.txt'))).toBe(false);
     expect(result.metadata).toMatchObject({
-      permissions: { requested: 'workspace-write', applied: 'workspace-write' },
+      permissions: { requested: 'workspace-write', applied: 'workspace-write', source: 'request' },
       permissionDenials: 1,
     });
   }, 180_000);
@@ -116,6 +116,6 @@ describe('real claude: activity and permissions', () => {
     expect(done[0]!.title).toMatch(/No such tool available: Write/);
     expect(existsSync(path.join(cwd, 'written.txt'))).toBe(false);
     expect(existsSync(path.join(cwd, 'out.txt'))).toBe(false);
-    expect(result.metadata.permissions).toEqual({ requested: 'read-only', applied: 'read-only' });
+    expect(result.metadata.permissions).toEqual({ requested: 'read-only', applied: 'read-only', source: 'request' });
   }, 120_000);
 });

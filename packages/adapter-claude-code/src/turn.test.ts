@@ -29,6 +29,7 @@ describe('permission levels', () => {
     expect(result.metadata.permissions).toEqual({
       requested: 'workspace-write',
       applied: 'workspace-write',
+      source: 'request',
       note: expect.stringMatching(/no OS sandbox/),
     });
   });
@@ -39,7 +40,7 @@ describe('permission levels', () => {
     await s.registry.chat('claude-code', hello);
     const [first, second] = await readRecords(s.recordFile);
     expect([flagOf(first!, '--tools'), flagOf(first!, '--permission-mode')]).toEqual(['Read,Glob,Grep', 'dontAsk']);
-    expect(ro.metadata.permissions).toEqual({ requested: 'read-only', applied: 'read-only' });
+    expect(ro.metadata.permissions).toEqual({ requested: 'read-only', applied: 'read-only', source: 'request' });
     expect(flagOf(second!, '--tools')).toBe('');
     expect(second!.argv).not.toContain('--add-dir');
   });
@@ -76,6 +77,7 @@ describe('permission levels', () => {
     expect(result.metadata.permissions).toEqual({
       requested: 'full',
       applied: 'full',
+      source: 'request',
       ...(root ? { note: expect.stringMatching(/refuses bypassPermissions to root/) } : {}),
     });
     expect(refusesBypass({ ...s.env, IS_SANDBOX: '1' })).toBe(false);

@@ -150,7 +150,12 @@ describe('chat', () => {
         finishReason: 'stop',
         costUsd: 0,
         transport: 'spawn',
-        permissions: { requested: 'read-only', applied: 'read-only', note: expect.stringContaining('removed from the model') },
+        permissions: {
+          requested: 'read-only',
+          applied: 'read-only',
+          source: 'default',
+          note: expect.stringContaining('removed from the model'),
+        },
       },
     });
   });
