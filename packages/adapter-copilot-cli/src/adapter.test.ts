@@ -50,6 +50,7 @@ describe('copilot adapter (fake CLI replaying real captures)', () => {
       usage: { input_tokens: 20, output_tokens: 7, cached_input_tokens: 5, cache_write_input_tokens: 0, reasoning_output_tokens: 2 },
       model: 'mock-model',
       metadata: {
+        transport: 'spawn',
         nativeSessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
         permissions: {
           requested: 'read-only',

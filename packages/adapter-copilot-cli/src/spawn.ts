@@ -110,6 +110,7 @@ export async function* runTurn(
           usage,
           ...(model ? { model } : {}),
           metadata: {
+            transport: 'spawn',
             ...(parser.sessionId ? { nativeSessionId: parser.sessionId } : {}),
             permissions: { ...permissionReport(turn, turn.level, PERMISSION_NOTES[turn.level]), flags: PERMISSION_FLAGS[turn.level] },
             ...(typeof premiumRequests === 'number' ? { premiumRequests } : {}),

@@ -112,6 +112,7 @@ export async function* runTurn(
           usage: result.usage,
           ...(model ? { model } : {}),
           metadata: {
+            transport: 'spawn',
             ...(parser.sessionId ? { nativeSessionId: parser.sessionId } : {}),
             permissions: {
               ...permissionReport(turn, turn.level, PERMISSION_NOTES[turn.level]),

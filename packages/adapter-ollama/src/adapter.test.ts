@@ -108,6 +108,7 @@ describe('chat and stream', () => {
         usage: { input_tokens: expect.any(Number), output_tokens: 7 },
         model: 'qwen3:14b',
         metadata: {
+          transport: 'http',
           total_duration: 912_000_000,
           load_duration: 41_000_000,
           prompt_eval_duration: 88_000_000,

@@ -14,7 +14,8 @@ export function usageOf(final: OllamaChunk): Record<string, number> {
 
 /** Timings (nanoseconds, as Ollama reports them) and why generation stopped. */
 export function metadataOf(final: OllamaChunk): Record<string, unknown> {
-  const metadata: Record<string, unknown> = {};
+  // Ollama is always reached over its HTTP API: health's `load.transport` says the same.
+  const metadata: Record<string, unknown> = { transport: 'http' };
   for (const key of DURATIONS) if (typeof final[key] === 'number') metadata[key] = final[key];
   if (typeof final.done_reason === 'string') metadata.done_reason = final.done_reason;
   return metadata;

@@ -25,7 +25,7 @@ export type FallbackStreamEvent =
 export interface Orchestrator {
   chat(request: ChatRequest | ValidChatRequest, options: FallbackOptions): Promise<FallbackChatResponse>;
   /**
-   * Attempts, passed-through `delta`/`progress` events, then `done`. Retry and
+   * Attempts, passed-through `delta`/`activity` events, then `done`. Retry and
    * fallback happen only before the first delta; after it, a failure is thrown
    * (that tool's error), never a clean end. Stopping the iteration early
    * cancels the running attempt and kills its process.

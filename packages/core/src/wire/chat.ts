@@ -185,7 +185,9 @@ export type AttemptOutcome = Attempt['outcome'];
 export const FallbackChatResponse = Type.Composite([
   ChatResponse,
   Type.Object({
-    fallbackUsed: Type.Boolean({ description: 'A tool other than the first in providers answered' }),
+    fallbackUsed: Type.Boolean({
+      description: "A tool other than the first one tried answered (with a sessionId, the session's own tool is tried first)",
+    }),
     attempts: Type.Array(Attempt),
   }),
 ]);
