@@ -7,6 +7,8 @@ export interface OpenAIErrorObject {
   type: string;
   param: string | null;
   code: string | null;
+  /** With code `schema_mismatch`: how the answer failed its JSON Schema (ajv's errors, as on the native API). */
+  errors?: unknown;
 }
 
 export interface OpenAIErrorResponse {
@@ -124,6 +126,8 @@ export function toOpenAIError(error: unknown): OpenAIErrorResponse {
     headers['retry-after-ms'] = String(Math.round(wait));
   }
   const code = error.code === 'tool_not_found' ? 'model_not_found' : error.code;
+  // A JSON answer that did not match its schema: the same validation errors as the native API gives.
+  const mismatch = error.publicDetails?.reason === 'schema_mismatch' ? { errors: error.publicDetails.errors } : {};
   return {
     status,
     body: {
@@ -131,7 +135,8 @@ export function toOpenAIError(error: unknown): OpenAIErrorResponse {
         message: error.message,
         type: TYPE_OF[error.code] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'),
         param: error.code === 'tool_not_found' ? 'model' : null,
-        code,
+        code: mismatch.errors ? 'schema_mismatch' : code,
+        ...mismatch,
       },
     },
     headers,

@@ -55,6 +55,23 @@ describe('/v1 structured output, images and sessions, with the official client',
     expect(JSON.parse(o.choices[0]!.message.content!)).toEqual({ city: 'Paris' });
   });
 
+  it('a JSON answer that does not match its schema, even after the repair turn, is a 502 schema_mismatch with the errors', async () => {
+    const error = await server.client.chat.completions
+      .create({
+        model: 'agent',
+        messages: [{ role: 'user', content: 'Capital of France?' }],
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'n', schema: { type: 'object', required: ['population'], properties: { population: { type: 'integer' } } } },
+        },
+      })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.status).toBe(502);
+    expect(error.code).toBe('schema_mismatch');
+    expect(JSON.stringify(error.error.errors)).toContain('population');
+  });
+
   it('refuses an invalid schema in OpenAI’s error shape', async () => {
     const error = await server.client.chat.completions
       .create({
