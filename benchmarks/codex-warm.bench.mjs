@@ -59,15 +59,6 @@ async function firstDelta(url) {
   return at;
 }
 
-/** A `node -e` process: the kit's spawner. */
-function isNodeEval(pid) {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith(`${process.execPath}\0-e\0`);
-  } catch {
-    return false;
-  }
-}
-
 /** Resident memory of these processes, from /proc (a process gone meanwhile counts 0). */
 function rssOf(pids) {
   let kib = 0;
@@ -117,9 +108,8 @@ export default async function () {
     TMPDIR: process.env.TMPDIR ?? '/tmp',
     TOOLBRIDGE_LOG: 'off',
   };
-  // The bridge has this environment too, and so has the kit's spawner (`node -e …`, its helper for
-  // short-lived tools); everything else under it is Codex.
-  const codexPids = (bridgePid) => processesWithEnv(`CODEX_HOME=${codexHome}`).filter((pid) => pid !== bridgePid && !isNodeEval(pid));
+  // The bridge has this environment too (the kit's spawner has none); everything else under it is Codex.
+  const codexPids = (bridgePid) => processesWithEnv(`CODEX_HOME=${codexHome}`).filter((pid) => pid !== bridgePid);
   const bridge = await startBridge(env);
   try {
     await direct(env, home.dir); // warm-up: the page cache, not a process

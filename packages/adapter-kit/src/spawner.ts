@@ -120,7 +120,9 @@ class Spawner {
   constructor(onGone: (wasReady: boolean) => void) {
     this.proc = spawn(process.execPath, ['-e', SPAWNER_SOURCE], {
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-      env: { ...process.env, ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}) },
+      // Nothing of this process's environment: every spawn brings the tool's own, and a helper
+      // carrying ours would look like one of our tools to whoever scans processes by environment.
+      env: process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {},
       serialization: 'json',
     });
     this.proc.on('message', (m: SpawnerMessage, handle?: unknown) => this.onMessage(m, handle));
