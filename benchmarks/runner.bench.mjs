@@ -1,5 +1,5 @@
 // The subprocess runner must stream JSONL fast and without buffering whole outputs.
-import { runProcess, spawnProcess } from '../packages/core/dist/index.js';
+import { runProcess, spawnProcess } from '../packages/adapter-kit/dist/index.js';
 
 export default async function () {
   const results = [];
