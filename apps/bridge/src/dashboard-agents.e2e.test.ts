@@ -145,7 +145,11 @@ describe('dashboard agent features in Chromium', () => {
     await page.locator('#session-detail .tool-change').waitFor();
     await expect(text('#session-detail .tool-change')).resolves.toMatch(/^Handed over from codex to claude-code/);
     await expect(page.locator('#session-detail .transcript .message').count()).resolves.toBe(4);
-    await expect(sessionRows().first().innerText()).resolves.toMatch(/claude-code\s+sonnet\s+2 turns/);
+    // The list reloads on its own after the answer: wait for its row rather than read it at once.
+    await sessionRows()
+      .first()
+      .filter({ hasText: /claude-code\s*sonnet\s*2 turns/ })
+      .waitFor();
   });
 
   it('fork starts a new session from that point and leaves the original; delete asks first, then removes it', async () => {
@@ -173,7 +177,8 @@ describe('dashboard agent features in Chromium', () => {
     await page.getByRole('button', { name: 'Delete session' }).click();
     await page.locator('#sessions-status').getByText('Session deleted.').waitFor();
     expect((await apiSessions()).map((s) => s.id)).toEqual([original.id]);
-    await expect(page.locator(`tr[data-session="${fork.id}"]`).count()).resolves.toBe(0);
+    // The list reloads after the status line is shown: wait for the row to go rather than look at once.
+    await page.locator(`tr[data-session="${fork.id}"]`).waitFor({ state: 'detached' });
     // The chat box held the fork: it starts a new conversation now.
     await expect(page.locator('#chat-session').isHidden()).resolves.toBe(true);
   });
