@@ -1,6 +1,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_WARM_IDLE_MS, groupRssBytes, warmFingerprint, warmIdleMs, WarmPool, type WarmLease } from '@toolbridge/adapter-kit';
+import {
+  DEFAULT_WARM_IDLE_MS,
+  groupRssBytes,
+  retriesOnFreshProcess,
+  warmFingerprint,
+  warmIdleMs,
+  WarmPool,
+  type WarmLease,
+} from '@toolbridge/adapter-kit';
 import type { CallContext, ChatContext, StreamEvent, ToolRequest, WarmLoad } from '@toolbridge/core';
 import { claudeCodeConfig } from './config.js';
 import type { ClaudeCodeAdapterOptions } from './options.js';
@@ -109,7 +117,7 @@ export class ClaudeWarm {
         };
         return true;
       } catch (e) {
-        if (!progress.said && attempt === 0 && !member.alive && !ctx.signal.aborted) continue;
+        if (retriesOnFreshProcess({ attempt, said: progress.said }, member, ctx.signal)) continue;
         throw e;
       } finally {
         member.leased = false;

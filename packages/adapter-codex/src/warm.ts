@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { DEFAULT_WARM_IDLE_MS, warmFingerprint, warmIdleMs, WarmPool, whichOnPath } from '@toolbridge/adapter-kit';
+import { DEFAULT_WARM_IDLE_MS, retriesOnFreshProcess, warmFingerprint, warmIdleMs, WarmPool, whichOnPath } from '@toolbridge/adapter-kit';
 import { raceAbort, type CallContext, type ChatContext, type StreamEvent, type ToolRequest, type WarmLoad } from '@toolbridge/core';
 import { AppServer } from './app-server.js';
 import { EXEC_API_KEY_ENV } from './auth.js';
@@ -8,8 +8,6 @@ import type { CodexAdapterOptions } from './options.js';
 import type { TurnSettings } from './turn.js';
 import { warmTurn } from './warm-turn.js';
 
-/** How long a setup whose server would not start is answered by spawning before trying again. */
-const START_RETRY_MS = 60_000;
 /** Bound on a server's start-up (spawn, then the `initialize` handshake). */
 const START_TIMEOUT_MS = 10_000;
 
@@ -46,10 +44,8 @@ export class CodexWarm {
   });
   /** Bumped to retire every server (one left a command running): new chats get a fresh one. */
   private generation = 0;
-  /** Setups whose server would not start (a Codex without app-server, a broken config), until when: they spawn meanwhile. */
-  private readonly failedStarts = new Map<string, number>();
   /** The setup of the latest chat or warm-up, for `load()`. */
-  private lastSetup?: string;
+  private lastSetup?: { key: string; fingerprint: string };
   private idleMs = DEFAULT_WARM_IDLE_MS;
 
   constructor(private readonly o: CodexAdapterOptions) {}
@@ -66,7 +62,7 @@ export class CodexWarm {
     return undefined;
   }
 
-  private keyOf(ctx: CallContext, codexHome: string): { key: string; fingerprint: string; setup: string } {
+  private keyOf(ctx: CallContext, codexHome: string): { key: string; fingerprint: string } {
     const command = this.o.command ?? 'codex';
     // The environment is part of what the server is (HOME, keys): hashed, never kept as text in the key.
     const envHash = createHash('sha256')
@@ -78,8 +74,8 @@ export class CodexWarm {
     this.specs.set(key, { command, args, env: ctx.env });
     const files = [whichOnPath(command, ctx.env), path.join(codexHome, 'config.toml'), path.join(codexHome, 'auth.json')];
     const fingerprint = `${warmFingerprint({ args }, files)}#${this.generation}`;
-    this.lastSetup = `${key}\u0000${fingerprint}`;
-    return { key, fingerprint, setup: this.lastSetup };
+    this.lastSetup = { key, fingerprint };
+    return this.lastSetup;
   }
 
   /**
@@ -90,12 +86,11 @@ export class CodexWarm {
   async *stream(request: ToolRequest, ctx: ChatContext, turn: TurnSettings): AsyncGenerator<StreamEvent, boolean> {
     this.idleMs = warmIdleMs(ctx.config);
     for (let attempt = 0; ; attempt++) {
-      const { key, fingerprint, setup } = this.keyOf(ctx, turn.codexHome);
-      if ((this.failedStarts.get(setup) ?? 0) > Date.now()) return false;
+      const { key, fingerprint } = this.keyOf(ctx, turn.codexHome);
+      // A server that would not start (a Codex without app-server, a broken config) is not tried again
+      // for a minute, or until the CLI or its config changes (the pool's `startRetryMs`): chats spawn meanwhile.
       const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e) => {
         if (ctx.signal.aborted) throw e;
-        // Not again for a minute (or until the CLI or its config changes): every chat would pay for the failed start.
-        this.failedStarts.set(setup, Date.now() + START_RETRY_MS);
         return undefined;
       });
       if (!lease) return false;
@@ -113,7 +108,7 @@ export class CodexWarm {
         }
         return true;
       } catch (e) {
-        if (!said && attempt === 0 && !server.alive && !ctx.signal.aborted) continue;
+        if (retriesOnFreshProcess({ attempt, said }, server, ctx.signal)) continue;
         throw e;
       } finally {
         server.activeTurns--;
@@ -131,18 +126,15 @@ export class CodexWarm {
   async prewarm(ctx: CallContext, turn: TurnSettings): Promise<void> {
     this.idleMs = warmIdleMs(ctx.config);
     if (this.spawnReason(ctx, turn)) return;
-    const { key, fingerprint, setup } = this.keyOf(ctx, turn.codexHome);
-    await this.pool.prewarm(key, fingerprint, this.idleMs).catch((e) => {
-      this.failedStarts.set(setup, Date.now() + START_RETRY_MS);
-      throw e;
-    });
+    const { key, fingerprint } = this.keyOf(ctx, turn.codexHome);
+    await this.pool.prewarm(key, fingerprint, this.idleMs);
   }
 
   /** Undefined (health says `spawn`) when warm mode is off, or nothing runs and the latest setup's server would not start. */
   load(): WarmLoad | undefined {
     if (this.o.warm === false) return undefined;
     const load = { ...this.pool.load(), idleTimeoutMs: this.idleMs };
-    const failed = this.lastSetup !== undefined && (this.failedStarts.get(this.lastSetup) ?? 0) > Date.now();
+    const failed = this.lastSetup !== undefined && this.pool.startFailed(this.lastSetup.key, this.lastSetup.fingerprint);
     return failed && load.processes === 0 ? undefined : load;
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { waitFor } from '@toolbridge/test-suite';
-import { WarmPool, type WarmMember } from './warm-pool.js';
+import { retriesOnFreshProcess, WarmPool, type WarmMember } from './warm-pool.js';
 
 class Member implements WarmMember {
   alive = true;
@@ -110,5 +110,45 @@ describe('WarmPool', () => {
     await closing;
     expect(await pending).toBeUndefined();
     expect(late.closed).toBe(true);
+  });
+
+  it('a setup whose member failed to start is not tried again until startRetryMs has passed, unless its fingerprint changes', async () => {
+    let starts = 0;
+    let fail = true;
+    const p = new WarmPool<Member>({
+      mode: 'shared',
+      maxMembers: 2,
+      startRetryMs: 300,
+      async start(key, fingerprint) {
+        starts++;
+        if (fail) throw new Error('no server mode');
+        return new Member(key, fingerprint);
+      },
+    });
+    await expect(p.acquire('k', 'f1', 60_000)).rejects.toThrow('no server mode');
+    expect(p.startFailed('k', 'f1')).toBe(true);
+    await expect(p.acquire('k', 'f1', 60_000)).resolves.toBeUndefined();
+    expect(starts).toBe(1);
+    // The CLI or its config changed: a new fingerprint is tried at once.
+    await expect(p.acquire('k', 'f2', 60_000)).rejects.toThrow('no server mode');
+    expect(starts).toBe(2);
+    fail = false;
+    await waitFor(() => !p.startFailed('k', 'f1'), 5000, 'the retry time to pass');
+    const lease = await p.acquire('k', 'f1', 60_000);
+    expect(lease?.member.fingerprint).toBe('f1');
+    expect(starts).toBe(3);
+    await p.close();
+  });
+});
+
+describe('retriesOnFreshProcess', () => {
+  const live = new AbortController().signal;
+  const dead = { alive: false, pid: undefined, close: async () => undefined };
+  it('retries once, only when the process died before the turn said anything and the caller has not cancelled', () => {
+    expect(retriesOnFreshProcess({ attempt: 0, said: false }, dead, live)).toBe(true);
+    expect(retriesOnFreshProcess({ attempt: 1, said: false }, dead, live)).toBe(false);
+    expect(retriesOnFreshProcess({ attempt: 0, said: true }, dead, live)).toBe(false);
+    expect(retriesOnFreshProcess({ attempt: 0, said: false }, { ...dead, alive: true }, live)).toBe(false);
+    expect(retriesOnFreshProcess({ attempt: 0, said: false }, dead, AbortSignal.abort())).toBe(false);
   });
 });

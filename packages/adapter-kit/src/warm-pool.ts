@@ -18,6 +18,13 @@ export interface WarmPoolOptions<M extends WarmMember> {
   mode: 'exclusive' | 'shared';
   /** Most members alive at once (the tool's concurrency limit); beyond it `acquire` answers undefined. */
   maxMembers: number;
+  /**
+   * After a member failed to start, how long its setup (key and fingerprint) is not tried again
+   * (default 60 s): `acquire` answers undefined meanwhile, so chats spawn instead of each paying for
+   * a start that fails (a CLI without its server mode, a broken config). A new fingerprint (the CLI
+   * or its config changed) is tried at once.
+   */
+  startRetryMs?: number;
 }
 
 /** A member lent to one chat; `release(reusable)` gives it back (or retires it). */
@@ -47,6 +54,8 @@ interface Entry<M> {
 export class WarmPool<M extends WarmMember> {
   private readonly entries = new Set<Entry<M>>();
   private readonly starting = new Map<string, Promise<Entry<M>>>();
+  /** Setups whose member failed to start, and until when they are not tried again. */
+  private readonly failedStarts = new Map<string, number>();
   private closed = false;
   private idleMs = 0;
 
@@ -54,7 +63,8 @@ export class WarmPool<M extends WarmMember> {
 
   /**
    * A member for this key and fingerprint: an idle (exclusive) or running (shared) one, else a new
-   * one; undefined when warm mode is off, the pool is at its limit, or it is closing.
+   * one; undefined when warm mode is off, the pool is at its limit, it is closing, or this setup's
+   * member failed to start a moment ago (`startFailed`). A start that fails rejects.
    */
   async acquire(key: string, fingerprint: string, idleMs: number): Promise<WarmLease<M> | undefined> {
     this.idleMs = idleMs;
@@ -62,6 +72,7 @@ export class WarmPool<M extends WarmMember> {
       if (idleMs <= 0) await this.closeAll();
       return undefined;
     }
+    if (this.startFailed(key, fingerprint)) return undefined;
     this.retire((e) => !e.member.alive || (e.key === key && e.fingerprint !== fingerprint));
     let fresh = false;
     let entry = [...this.entries].find(
@@ -98,12 +109,26 @@ export class WarmPool<M extends WarmMember> {
     };
   }
 
+  /** Whether this setup's member failed to start less than `startRetryMs` ago. */
+  startFailed(key: string, fingerprint: string): boolean {
+    return (this.failedStarts.get(`${key}\u0000${fingerprint}`) ?? 0) > Date.now();
+  }
+
   private startEntry(id: string, key: string, fingerprint: string): Promise<Entry<M>> {
-    const promise = this.options.start(key, fingerprint).then((member) => {
-      const entry: Entry<M> = { key, fingerprint, member, users: 0 };
-      this.entries.add(entry);
-      return entry;
-    });
+    const promise = this.options.start(key, fingerprint).then(
+      (member) => {
+        this.failedStarts.delete(id);
+        const entry: Entry<M> = { key, fingerprint, member, users: 0 };
+        this.entries.add(entry);
+        return entry;
+      },
+      (e: unknown) => {
+        const now = Date.now();
+        for (const [setup, until] of this.failedStarts) if (until <= now) this.failedStarts.delete(setup);
+        this.failedStarts.set(id, now + (this.options.startRetryMs ?? 60_000));
+        throw e;
+      },
+    );
     if (this.options.mode === 'shared') {
       this.starting.set(id, promise);
       const forget = () => this.starting.delete(id);
@@ -174,6 +199,15 @@ export class WarmPool<M extends WarmMember> {
     this.closed = true;
     await this.closeAll();
   }
+}
+
+/**
+ * Whether a warm turn that failed is run again, once, on a fresh process: only when its process
+ * died before the turn said anything and the caller has not cancelled. Anything later is that
+ * chat's failure (a typed error), and the next chat gets a new process.
+ */
+export function retriesOnFreshProcess(turn: { attempt: number; said: boolean }, member: WarmMember, signal: AbortSignal): boolean {
+  return turn.attempt === 0 && !turn.said && !member.alive && !signal.aborted;
 }
 
 /**

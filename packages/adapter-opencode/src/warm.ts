@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { DEFAULT_WARM_IDLE_MS, warmFingerprint, warmIdleMs, WarmPool, whichOnPath } from '@toolbridge/adapter-kit';
+import { DEFAULT_WARM_IDLE_MS, retriesOnFreshProcess, warmFingerprint, warmIdleMs, WarmPool, whichOnPath } from '@toolbridge/adapter-kit';
 import {
   jsonInstruction,
   raceAbort,
@@ -19,8 +19,6 @@ import type { SessionDirs } from './session-dirs.js';
 import { runTurn } from './spawn.js';
 import { serveTurn } from './warm-turn.js';
 
-/** How long a setup whose server would not start is answered by spawning before trying again. */
-const START_RETRY_MS = 60_000;
 /** Start-up bound: 1.6–3.9 s to the listening line measured, 15.7 s once on a loaded machine (FACTS §7). */
 const START_TIMEOUT_MS = 45_000;
 
@@ -51,8 +49,6 @@ export class OpenCodeWarm {
     maxMembers: 2,
     start: (key) => OpenCodeServer.start({ command: this.o.command, env: this.specs.get(key)!, timeoutMs: START_TIMEOUT_MS }),
   });
-  /** Setups whose server would not start, until when: they spawn meanwhile. */
-  private readonly failedStarts = new Map<string, number>();
   private idleMs = DEFAULT_WARM_IDLE_MS;
   /** Bumped to retire the servers in use: the next chat starts a new one. */
   private generation = 0;
@@ -95,15 +91,14 @@ export class OpenCodeWarm {
     this.idleMs = warmIdleMs(ctx.config);
     for (let attempt = 0; ; attempt++) {
       const { key, fingerprint } = this.keyOf(ctx);
-      const setup = `${key}\u0000${fingerprint}`;
-      if ((this.failedStarts.get(setup) ?? 0) > Date.now()) {
+      // A server that would not start is not tried again for a minute, or until the CLI or its
+      // settings change (the pool's `startRetryMs`): chats spawn meanwhile.
+      if (this.pool.startFailed(key, fingerprint)) {
         this.unavailable ??= 'opencode serve failed to start less than a minute ago';
         return false;
       }
       const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e: unknown) => {
         if (ctx.signal.aborted) throw e;
-        // Not again for a minute (or until the CLI or its settings change): every chat would pay for the failed start.
-        this.failedStarts.set(setup, Date.now() + START_RETRY_MS);
         this.unavailable = `opencode serve did not start: ${(e as Error).message}`;
         return undefined;
       });
@@ -123,7 +118,7 @@ export class OpenCodeWarm {
         }
         return true;
       } catch (e) {
-        if (!said && attempt === 0 && !server.alive && !ctx.signal.aborted) continue;
+        if (retriesOnFreshProcess({ attempt, said }, server, ctx.signal)) continue;
         throw e;
       } finally {
         server.activeTurns--;
@@ -145,7 +140,6 @@ export class OpenCodeWarm {
     if (this.spawnReason(ctx)) return;
     const { key, fingerprint } = this.keyOf(ctx);
     await this.pool.prewarm(key, fingerprint, this.idleMs).catch((e: unknown) => {
-      this.failedStarts.set(`${key}\u0000${fingerprint}`, Date.now() + START_RETRY_MS);
       this.unavailable = `opencode serve did not start: ${(e as Error).message}`;
       throw e;
     });
