@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   collectStream,
+  toolRequestSettings,
   validateChatRequest,
   type CallContext,
   type ChatContext,
@@ -44,14 +45,10 @@ export async function* adapterStream(
         return d;
       })),
   };
+  // What core sends: the same settings, the messages, and `resume` where a session continues.
   const request: ToolRequest = {
     messages: req.messages,
-    ...(req.model !== undefined ? { model: req.model } : {}),
-    ...(req.maxTokens !== undefined ? { maxTokens: req.maxTokens } : {}),
-    ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
-    ...(req.permissions !== undefined ? { permissions: req.permissions } : {}),
-    additionalDirs: req.additionalDirs,
-    ...(req.structured ? { responseFormat: req.structured.format } : {}),
+    ...toolRequestSettings(req),
     ...(options.resume ? { resume: options.resume } : {}),
   };
   try {

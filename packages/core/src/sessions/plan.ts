@@ -49,8 +49,9 @@ export function toToolMessage(m: TranscriptMessage): ToolMessage {
  * new messages are sent); otherwise (Ollama, a hand-over to another tool, a fork the tool cannot
  * do natively) the tool is sent the transcript so far, then the new messages.
  */
-export async function planTurn(store: SessionStore, adapter: ToolAdapter, req: ValidChatRequest, lease?: SessionLease): Promise<TurnPlan> {
-  const base: Omit<ToolRequest, 'messages'> = {
+/** What of a valid chat request an adapter is sent besides the messages (and `resume`, which the session plan decides). */
+export function toolRequestSettings(req: ValidChatRequest): Omit<ToolRequest, 'messages'> {
+  return {
     ...(req.model !== undefined ? { model: req.model } : {}),
     ...(req.maxTokens !== undefined ? { maxTokens: req.maxTokens } : {}),
     ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
@@ -58,6 +59,10 @@ export async function planTurn(store: SessionStore, adapter: ToolAdapter, req: V
     additionalDirs: req.additionalDirs,
     ...(req.structured ? { responseFormat: req.structured.format } : {}),
   };
+}
+
+export async function planTurn(store: SessionStore, adapter: ToolAdapter, req: ValidChatRequest, lease?: SessionLease): Promise<TurnPlan> {
+  const base = toolRequestSettings(req);
   if (req.sessionId === undefined) {
     const id = newSessionId();
     return {
