@@ -13,10 +13,9 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { makeFakeMachine } from '../packages/toolbridge/src/testing/fake-machine.ts';
 import { startBridge } from './lib/bridge-process.mjs';
+import { median } from './lib/chat-timing.mjs';
 
 const PROMPT = 'Say hello';
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const rssKiB = (pid, field = 'VmRSS') =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);

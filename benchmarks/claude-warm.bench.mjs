@@ -5,62 +5,24 @@
 //     `claude -p --input-format stream-json` process (a fresh conversation per chat): median,
 //     ratio, first streamed delta;
 //  3. the warm process's memory, and what idle shutdown gives back (nothing left running).
-import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { startMockAnthropic } from '../packages/adapter-claude-code/src/testing/mock-anthropic.ts';
 import { realClaudeEnv } from '../packages/adapter-claude-code/src/testing/real.ts';
 import { startBridge } from './lib/bridge-process.mjs';
+import { median, putConfig, timeChat, timeFirstDelta, timeSpawn, warmLoad } from './lib/chat-timing.mjs';
 import { makeTempDir, processesWithEnv, waitFor } from '../packages/test-suite/src/index.ts';
 
 const RUNS = 7;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const MiB = 2 ** 20;
 
 /** `claude -p` with the prompt on stdin, its plain answer on stdout: what a caller without Toolbridge runs. */
-function direct(env, cwd) {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn('claude', ['-p'], { env, cwd, stdio: ['pipe', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.once('error', reject);
-    child.once('close', (code) =>
-      code === 0 && out.includes('Hello from mock') ? resolve(performance.now() - started) : reject(new Error(`claude -p exited ${code}`)),
-    );
-    child.stdin.end('Say hello');
-  });
-}
-
-const json = { 'content-type': 'application/json' };
-const hello = JSON.stringify({ messages: [{ role: 'user', content: 'Say hello' }], timeoutMs: 60_000 });
-
-async function chat(url) {
-  const started = performance.now();
-  const res = await fetch(`${url}/chat/claude-code`, { method: 'POST', headers: json, body: hello });
-  const body = await res.json();
-  if (res.status !== 200) throw new Error(`chat failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-  return { ms: performance.now() - started, transport: body.result?.metadata?.transport };
-}
-
-/** Time to the first `delta` event of a streamed chat. */
-async function firstDelta(url) {
-  const started = performance.now();
-  const res = await fetch(`${url}/chat/claude-code`, { method: 'POST', headers: json, body: hello.replace('{', '{"stream":true,') });
-  const decoder = new TextDecoder();
-  let text = '';
-  let at;
-  for await (const chunk of res.body) {
-    text += decoder.decode(chunk, { stream: true });
-    if (at === undefined && text.includes('event: delta')) at = performance.now() - started;
-  }
-  if (at === undefined) throw new Error('no delta event');
-  return at;
-}
+const direct = (env, cwd) => timeSpawn('claude', ['-p'], { env, cwd, answered: (out) => out.includes('Hello from mock') });
+const chat = (url) => timeChat(url, 'claude-code', { timeoutMs: 60_000 });
+const firstDelta = (url) => timeFirstDelta(url, 'claude-code', { timeoutMs: 60_000 });
 
 // The load is read live on every health answer, also from the health cache (a refresh would spend
 // seconds in `claude auth status`, longer than the idle time below on a loaded machine).
-const warmLoad = async (url) => (await (await fetch(`${url}/health/claude-code`)).json()).load;
 
 export default async function () {
   const mock = await startMockAnthropic({ mode: 'ok', text: 'Hello from mock' });
@@ -90,13 +52,13 @@ export default async function () {
     const deltas = [];
     for (let i = 0; i < 5; i++) deltas.push(await firstDelta(bridge.url));
 
-    const busy = await warmLoad(bridge.url);
+    const busy = await warmLoad(bridge.url, 'claude-code');
     // Idle shutdown: a short idle time, one chat, then wait it out.
-    await fetch(`${bridge.url}/config`, { method: 'PUT', headers: json, body: JSON.stringify({ warmIdleMs: 3000 }) });
+    await putConfig(bridge.url, { warmIdleMs: 3000 });
     await chat(bridge.url);
-    const before = (await warmLoad(bridge.url)).warm;
-    await waitFor(async () => (await warmLoad(bridge.url)).warm.processes === 0, 15_000, 'idle shutdown');
-    const after = (await warmLoad(bridge.url)).warm;
+    const before = (await warmLoad(bridge.url, 'claude-code')).warm;
+    await waitFor(async () => (await warmLoad(bridge.url, 'claude-code')).warm.processes === 0, 15_000, 'idle shutdown');
+    const after = (await warmLoad(bridge.url, 'claude-code')).warm;
     // The bridge itself has this environment too; everything else under it is Claude Code.
     const claudeLeft = () => processesWithEnv(`HOME=${home.dir}`).filter((pid) => pid !== bridge.pid);
     await waitFor(() => claudeLeft().length === 0, 10_000, 'the warm processes to exit');

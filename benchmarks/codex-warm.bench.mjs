@@ -6,58 +6,25 @@
 //  3. the same through the bridge (`toolbridge serve`, HTTP): median, ratio, first streamed delta;
 //  4. the warm server's memory, and what idle shutdown gives back (read from /proc, not from the
 //     adapter's own count), with nothing left running.
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { createToolbridge } from '../packages/toolbridge/dist/index.js';
 import { startMockResponsesServer } from '../packages/adapter-codex/src/testing/mock-responses-server.ts';
 import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '../packages/test-suite/src/index.ts';
 import { startBridge } from './lib/bridge-process.mjs';
+import { median, putConfig, timeChat, timeFirstDelta, timeSpawn, warmLoad } from './lib/chat-timing.mjs';
 
 const RUNS = 7;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const MiB = 2 ** 20;
 
-function direct(env, cwd) {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const args = ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-c', 'features.shell_snapshot=false', '-'];
-    const child = spawn('codex', args, { env, cwd, stdio: ['pipe', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.once('error', reject);
-    child.once('close', (code) =>
-      code === 0 && out.includes('turn.completed') ? resolve(performance.now() - started) : reject(new Error(`codex exec exited ${code}`)),
-    );
-    child.stdin.end('Say hello');
+const direct = (env, cwd) =>
+  timeSpawn('codex', ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-c', 'features.shell_snapshot=false', '-'], {
+    env,
+    cwd,
+    answered: (out) => out.includes('turn.completed'),
   });
-}
-
-const json = { 'content-type': 'application/json' };
-const hello = JSON.stringify({ messages: [{ role: 'user', content: 'Say hello' }], timeoutMs: 60_000 });
-
-async function chat(url) {
-  const started = performance.now();
-  const res = await fetch(`${url}/chat/codex`, { method: 'POST', headers: json, body: hello });
-  const body = await res.json();
-  if (res.status !== 200) throw new Error(`chat failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-  return { ms: performance.now() - started, transport: body.result?.metadata?.transport };
-}
-
-/** Time to the first `delta` event of a streamed chat. */
-async function firstDelta(url) {
-  const started = performance.now();
-  const res = await fetch(`${url}/chat/codex`, { method: 'POST', headers: json, body: hello.replace('{', '{"stream":true,') });
-  const decoder = new TextDecoder();
-  let text = '';
-  let at;
-  for await (const chunk of res.body) {
-    text += decoder.decode(chunk, { stream: true });
-    if (at === undefined && text.includes('event: delta')) at = performance.now() - started;
-  }
-  if (at === undefined) throw new Error('no delta event');
-  return at;
-}
+const chat = (url) => timeChat(url, 'codex', { timeoutMs: 60_000 });
+const firstDelta = (url) => timeFirstDelta(url, 'codex', { timeoutMs: 60_000 });
 
 /** Resident memory of these processes, from /proc (a process gone meanwhile counts 0). */
 function rssOf(pids) {
@@ -93,8 +60,6 @@ async function library(env) {
   }
 }
 
-const warmLoad = async (url) => (await (await fetch(`${url}/health/codex?refresh=true`)).json()).load;
-
 export default async function () {
   const mock = await startMockResponsesServer({ kind: 'reply', text: 'Hello from mock' });
   const home = await makeTempDir('toolbridge-bench-codex-warm-');
@@ -125,12 +90,12 @@ export default async function () {
     const deltas = [];
     for (let i = 0; i < 5; i++) deltas.push(await firstDelta(bridge.url));
 
-    const busy = await warmLoad(bridge.url);
+    const busy = await warmLoad(bridge.url, 'codex', { refresh: true });
     // Idle shutdown: a short idle time, one chat, then wait it out.
-    await fetch(`${bridge.url}/config`, { method: 'PUT', headers: json, body: JSON.stringify({ warmIdleMs: 1000 }) });
+    await putConfig(bridge.url, { warmIdleMs: 1000 });
     await chat(bridge.url);
     const before = rssOf(codexPids(bridge.pid));
-    await waitFor(async () => (await warmLoad(bridge.url)).warm.processes === 0, 15_000, 'idle shutdown');
+    await waitFor(async () => (await warmLoad(bridge.url, 'codex', { refresh: true })).warm.processes === 0, 15_000, 'idle shutdown');
     await waitFor(() => codexPids(bridge.pid).length === 0, 10_000, 'the warm processes to exit');
     const left = codexPids(bridge.pid).length;
     const after = rssOf(codexPids(bridge.pid));

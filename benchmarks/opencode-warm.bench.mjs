@@ -6,60 +6,27 @@
 //     answered by its warm `opencode serve` (a new session per chat): median, ratio, first delta;
 //  3. a chat with no `cwd` (core's fresh private directory: serve bootstraps each new directory);
 //  4. the warm server's memory, and what idle shutdown gives back (nothing left running).
-import { spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { mockProviderConfig, startMockOpenAIServer } from '../packages/adapter-opencode/src/testing/mock-openai-server.ts';
 import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '../packages/test-suite/src/index.ts';
 import { startBridge } from './lib/bridge-process.mjs';
+import { median, putConfig, timeChat, timeFirstDelta, timeSpawn, warmLoad } from './lib/chat-timing.mjs';
 
 // `opencode run` takes ~2.4 s idle (10 s+ on a loaded 2-core box): 5 runs keep this near 90 s.
 const RUNS = 5;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const MiB = 2 ** 20;
 
-function direct(env, cwd) {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const args = ['run', '--format', 'json', '-m', 'mock/mock-model', '--title', 'bench'];
-    const child = spawn('opencode', args, { env, cwd, stdio: ['pipe', 'pipe', 'ignore'], detached: true });
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.once('error', reject);
-    child.once('close', (code) =>
-      code === 0 && out.includes('"type":"text"') ? resolve(performance.now() - started) : reject(new Error(`opencode run exited ${code}`)),
-    );
-    child.stdin.end('Say hello');
+const direct = (env, cwd) =>
+  timeSpawn('opencode', ['run', '--format', 'json', '-m', 'mock/mock-model', '--title', 'bench'], {
+    env,
+    cwd,
+    detached: true,
+    answered: (out) => out.includes('"type":"text"'),
   });
-}
-
-const json = { 'content-type': 'application/json' };
-const hello = (cwd) => JSON.stringify({ messages: [{ role: 'user', content: 'Say hello' }], timeoutMs: 120_000, ...(cwd ? { cwd } : {}) });
-
-async function chat(url, cwd) {
-  const started = performance.now();
-  const res = await fetch(`${url}/chat/opencode`, { method: 'POST', headers: json, body: hello(cwd) });
-  const body = await res.json();
-  if (res.status !== 200) throw new Error(`chat failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-  return { ms: performance.now() - started, transport: body.result?.metadata?.transport, why: body.result?.metadata?.warmUnavailable };
-}
-
-/** Time to the first `delta` event of a streamed chat. */
-async function firstDelta(url, cwd) {
-  const started = performance.now();
-  const res = await fetch(`${url}/chat/opencode`, { method: 'POST', headers: json, body: hello(cwd).replace('{', '{"stream":true,') });
-  const decoder = new TextDecoder();
-  let text = '';
-  let at;
-  for await (const chunk of res.body) {
-    text += decoder.decode(chunk, { stream: true });
-    if (at === undefined && text.includes('event: delta')) at = performance.now() - started;
-  }
-  if (at === undefined) throw new Error('no delta event');
-  return at;
-}
-
-const warmLoad = async (url) => (await (await fetch(`${url}/health/opencode`)).json()).load;
+const fields = (cwd) => ({ timeoutMs: 120_000, ...(cwd ? { cwd } : {}) });
+const chat = (url, cwd) => timeChat(url, 'opencode', fields(cwd));
+const firstDelta = (url, cwd) => timeFirstDelta(url, 'opencode', fields(cwd));
 
 export default async function () {
   const mock = await startMockOpenAIServer();
@@ -95,12 +62,12 @@ export default async function () {
     const fresh = [];
     for (let i = 0; i < 3; i++) fresh.push((await chat(bridge.url)).ms);
 
-    const busy = await warmLoad(bridge.url);
+    const busy = await warmLoad(bridge.url, 'opencode');
     // Idle shutdown: a short idle time, one chat, then wait it out.
-    await fetch(`${bridge.url}/config`, { method: 'PUT', headers: json, body: JSON.stringify({ warmIdleMs: 1000 }) });
+    await putConfig(bridge.url, { warmIdleMs: 1000 });
     await chat(bridge.url, project);
-    await waitFor(async () => (await warmLoad(bridge.url)).warm.processes === 0, 15_000, 'idle shutdown');
-    const after = (await warmLoad(bridge.url)).warm;
+    await waitFor(async () => (await warmLoad(bridge.url, 'opencode')).warm.processes === 0, 15_000, 'idle shutdown');
+    const after = (await warmLoad(bridge.url, 'opencode')).warm;
     // The bridge itself has this environment too; everything else under it is OpenCode.
     const left = () => processesWithEnv(`HOME=${home.dir}`).filter((pid) => pid !== bridge.pid);
     await waitFor(() => left().length === 0, 10_000, 'the warm processes to exit');
