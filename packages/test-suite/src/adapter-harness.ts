@@ -63,3 +63,23 @@ export async function* adapterStream(
 export function adapterChat(adapter: ToolAdapter, input: ChatRequest, ctx: CallContext, options?: DirectCallOptions): Promise<ChatResult> {
   return collectStream(adapterStream(adapter, input, ctx, options), adapter.name, adapter.id);
 }
+
+/**
+ * The adapter, with the scratch directories its chats asked core for recorded in `dirs`: for tests
+ * that run it through a registry and check afterwards that every one is gone.
+ */
+export function recordingScratch(adapter: ToolAdapter, dirs: string[]): ToolAdapter {
+  const wrapped = Object.create(adapter) as ToolAdapter;
+  Object.defineProperty(wrapped, 'stream', {
+    value: (request: Parameters<ToolAdapter['stream']>[0], ctx: ChatContext) =>
+      adapter.stream(request, {
+        ...ctx,
+        scratchDir: async () => {
+          const dir = await ctx.scratchDir();
+          if (!dirs.includes(dir)) dirs.push(dir);
+          return dir;
+        },
+      }),
+  });
+  return wrapped;
+}

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { createRegistry, type ChatContext, type ToolAdapter, type ToolRegistry } from '@toolbridge/core';
-import { makeTempDir, pathWith, processesWithEnv, realCliBinDir } from '@toolbridge/test-suite';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core';
+import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, recordingScratch } from '@toolbridge/test-suite';
 import { createCodexAdapter } from '../adapter.js';
 import type { CodexAdapterOptions } from '../options.js';
 import { startMockResponsesServer, type MockResponsesServer } from './mock-responses-server.js';
@@ -19,23 +19,6 @@ export interface RealCodex {
   /** Live processes started with this CODEX_HOME: the codex shim, its binary and anything they spawned. */
   left(): number[];
   close(): Promise<void>;
-}
-
-/** The adapter, with the scratch directories of its chats recorded. */
-function recordingScratch(adapter: ToolAdapter, dirs: string[]): ToolAdapter {
-  const wrapped = Object.create(adapter) as ToolAdapter;
-  Object.defineProperty(wrapped, 'stream', {
-    value: (request: Parameters<ToolAdapter['stream']>[0], ctx: ChatContext) =>
-      adapter.stream(request, {
-        ...ctx,
-        scratchDir: async () => {
-          const dir = await ctx.scratchDir();
-          if (!dirs.includes(dir)) dirs.push(dir);
-          return dir;
-        },
-      }),
-  });
-  return wrapped;
 }
 
 /**

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { createRegistry, type ChatContext, type ToolAdapter, type ToolRegistry, type ToolbridgeConfig } from '@toolbridge/core';
-import { makeTempDir, pathWith, processesWithEnv, realCliBinDir } from '@toolbridge/test-suite';
+import { createRegistry, type ToolRegistry, type ToolbridgeConfig } from '@toolbridge/core';
+import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, recordingScratch } from '@toolbridge/test-suite';
 import { createOpenCodeAdapter } from '../adapter.js';
 import type { OpenCodeAdapterOptions } from '../options.js';
 import { mockProviderConfig, startMockOpenAIServer, type MockBehaviour, type MockOpenAIServer } from './mock-openai-server.js';
@@ -16,23 +16,6 @@ export interface RealOpenCode {
   /** Live processes started with this HOME. */
   left(): number[];
   close(): Promise<void>;
-}
-
-/** The adapter, with the scratch directories of its chats recorded. */
-function recordingScratch(adapter: ToolAdapter, dirs: string[]): ToolAdapter {
-  const wrapped = Object.create(adapter) as ToolAdapter;
-  Object.defineProperty(wrapped, 'stream', {
-    value: (request: Parameters<ToolAdapter['stream']>[0], ctx: ChatContext) =>
-      adapter.stream(request, {
-        ...ctx,
-        scratchDir: async () => {
-          const dir = await ctx.scratchDir();
-          if (!dirs.includes(dir)) dirs.push(dir);
-          return dir;
-        },
-      }),
-  });
-  return wrapped;
 }
 
 // A loaded 2-core CI machine: a warm opencode needs 2-4 s per command, much more under load.
