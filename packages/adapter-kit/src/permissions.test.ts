@@ -30,7 +30,7 @@ describe('resolvePermissions', () => {
       requested: 'full',
       applied: 'workspace-write',
       source: 'config',
-      note: 'full is not allowed in this call (a bridge without a token allows at most workspace-write); the sandbox note',
+      note: "full is above this call's limit (maxPermissions workspace-write, which the bridge sets when it runs without a token); the sandbox note",
     });
   });
 });

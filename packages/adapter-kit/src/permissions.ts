@@ -57,7 +57,7 @@ export function permissionReport(
   note?: string,
 ): PermissionReport {
   const narrowed = resolved.narrowedFrom
-    ? `${resolved.narrowedFrom} is not allowed in this call (a bridge without a token allows at most ${resolved.level})`
+    ? `${resolved.narrowedFrom} is above this call's limit (maxPermissions ${resolved.level}, which the bridge sets when it runs without a token)`
     : undefined;
   const notes = [narrowed, note].filter(Boolean).join('; ');
   return { requested: resolved.narrowedFrom ?? resolved.level, applied, source: resolved.source, ...(notes ? { note: notes } : {}) };
