@@ -4,6 +4,7 @@
  * credential and usage reading.
  */
 export { otherActivity } from './activity.js';
+export { approveAction, insideRoots, refusedByLevel } from './approvals.js';
 export { adapterConfig, configPrefix, type AdapterConfig, type KeyDeclaration } from './config.js';
 export { defineAdapter, type AdapterSpec } from './define.js';
 export { alreadyLoggedIn, firstSignInUrl, LoginManager, type LoginSpec } from './login.js';

@@ -1,3 +1,4 @@
+import type { ApprovalGate } from './approvals.js';
 import type { ConfigKeySchema, ToolbridgeConfig } from './config.js';
 import type {
   Activity,
@@ -44,6 +45,19 @@ export interface ChatContext extends CallContext {
    * a system prompt file), made on first use and removed when the call ends, however it ends.
    */
   scratchDir(): Promise<string>;
+  /**
+   * Present when the request asked `approvals: "ask"`: the adapter makes its tool ask before each
+   * action with a side effect, checks it against the level, then asks here (the kit's
+   * `approveAction` does both). Absent: the level alone decides, as before.
+   */
+  approvals?: ApprovalGate;
+  /**
+   * Aborts when the caller interrupts the turn (`interrupt(sessionId)`). Unlike `signal`, the
+   * session survives: the adapter stops the tool's turn natively (its warm process stays) and
+   * ends the stream with a `result` whose `metadata.finishReason` is `"interrupted"`, carrying the
+   * text so far.
+   */
+  interrupt?: AbortSignal;
 }
 
 export interface DetectResult {
@@ -122,6 +136,10 @@ export interface AdapterFeatures {
   additionalDirs?: boolean;
   /** Has a long-lived warm transport beside spawn-per-chat. */
   warm?: boolean;
+  /** Asks before side-effecting actions when `ctx.approvals` is set (`approvals: "ask"`). */
+  approvals?: boolean;
+  /** Stops a running turn natively on `ctx.interrupt`, keeping the session. */
+  interrupt?: boolean;
 }
 
 /**

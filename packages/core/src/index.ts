@@ -17,6 +17,21 @@ export type {
   ToolRequest,
 } from './adapter.js';
 
+// Approvals and interrupts
+export type { ApprovalAnswer, ApprovalGate, ApprovalRequest } from './approvals.js';
+export {
+  APPROVAL_DECISIONS,
+  APPROVAL_KINDS,
+  APPROVAL_MODES,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  type Approval,
+  type ApprovalDecision,
+  type ApprovalKind,
+  type ApprovalMode,
+  type ApprovalRecord,
+  type ApprovalReply,
+} from './wire/approvals.js';
+
 // Types and wire schemas
 export * as wire from './wire/index.js';
 export { AGENT_CAPABILITIES, RUNTIME_CAPABILITIES } from './types.js';

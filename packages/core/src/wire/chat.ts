@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { LIMITS } from '../limits.js';
 import { IsoTime, StringEnum, StringOrArray, TaggedUnion, Usage } from './common.js';
 import { ToolType } from './tool.js';
+import { approvalRequestFields } from './approvals.js';
 
 export const ChatRole = StringEnum(['system', 'user', 'assistant'] as const);
 export type ChatRole = Static<typeof ChatRole>;
@@ -79,6 +80,7 @@ export const chatRequestFields = {
     Type.String({ pattern: SESSION_ID_PATTERN, description: 'Continue this session: send only the new message(s)' }),
   ),
   fork: Type.Optional(Type.Boolean({ description: 'With sessionId: start a new session from that point; the original is unchanged' })),
+  ...approvalRequestFields,
 };
 
 export const ChatRequest = Type.Object(chatRequestFields, { additionalProperties: false });

@@ -9,3 +9,4 @@ export * from './health.js';
 export * from './chat.js';
 export * from './session.js';
 export * from './errors.js';
+export * from './approvals.js';
