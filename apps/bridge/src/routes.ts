@@ -35,7 +35,7 @@ function resource(router: Router, path: string, handlers: Partial<Record<Method,
       res.status(204).end();
       return;
     }
-    next(httpError('method_not_allowed', 405, `${req.method} is not allowed on ${path} (allowed: ${allow})`));
+    next(httpError('method_not_allowed', `${req.method} is not allowed on ${path} (allowed: ${allow})`));
   });
 }
 
@@ -73,10 +73,7 @@ export function createNativeRouter(ctx: RouteContext): Router {
   const maxPermissions = maxPermissionsOf(options);
   const permitted = (request: ValidChatRequest) => {
     if (request.permissions === 'full' && maxPermissions) {
-      throw httpError(
-        'forbidden',
-        403,
-        'permissions "full" is refused: start the bridge with a token (--token) or with --allow-full-permissions to allow it',
+      throw httpError('forbidden', 'permissions "full" is refused: start the bridge with a token (--token) or with --allow-full-permissions to allow it',
       );
     }
     return request;

@@ -95,7 +95,7 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     res.set(BASE_HEADERS);
     if (closing) {
       res.setHeader('Connection', 'close');
-      return next(httpError('tool_unavailable', 503, 'the bridge is shutting down'));
+      return next(httpError('tool_unavailable', 'the bridge is shutting down'));
     }
     next();
   });
@@ -142,7 +142,7 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
   const installTail = () => {
     if (tailInstalled) return;
     tailInstalled = true;
-    app.use((req, _res, next) => next(httpError('not_found', 404, `no route for ${req.method} ${req.path.slice(0, 200)}`)));
+    app.use((req, _res, next) => next(httpError('not_found', `no route for ${req.method} ${req.path.slice(0, 200)}`)));
     app.use(errorHandler);
   };
 
