@@ -67,7 +67,9 @@ export function createDashboardRouter(dir: string): Router {
     res.locals.route = '/';
     if (!existsSync(path.join(dir, 'index.html'))) {
       return next(
-        httpError('dashboard_unavailable', `the dashboard is not built (no index.html): run \`npx -y pnpm@10.34.9 run build\` in the repository, then reload; the API works without it`,
+        httpError(
+          'dashboard_unavailable',
+          `the dashboard is not built (no index.html): run \`npx -y pnpm@10.34.9 run build\` in the repository, then reload; the API works without it`,
         ),
       );
     }

@@ -73,7 +73,9 @@ export function createNativeRouter(ctx: RouteContext): Router {
   const maxPermissions = maxPermissionsOf(options);
   const permitted = (request: ValidChatRequest) => {
     if (request.permissions === 'full' && maxPermissions) {
-      throw httpError('forbidden', 'permissions "full" is refused: start the bridge with a token (--token) or with --allow-full-permissions to allow it',
+      throw httpError(
+        'forbidden',
+        'permissions "full" is refused: start the bridge with a token (--token) or with --allow-full-permissions to allow it',
       );
     }
     return request;

@@ -35,7 +35,9 @@ export function hostCheck(options: Pick<ResolvedOptions, 'host' | 'allowedHosts'
     })();
     if (ok) return next();
     next(
-      httpError('forbidden', `Host header ${header ? JSON.stringify(header) : '(missing)'} is not allowed: use http://127.0.0.1:${localPort} or http://localhost:${localPort}`,
+      httpError(
+        'forbidden',
+        `Host header ${header ? JSON.stringify(header) : '(missing)'} is not allowed: use http://127.0.0.1:${localPort} or http://localhost:${localPort}`,
       ),
     );
   };
@@ -138,7 +140,9 @@ export const jsonOnly: RequestHandler = (req, _res, next) => {
   const claimsBody = type !== undefined && !['GET', 'HEAD', 'OPTIONS'].includes(req.method);
   if ((hasBody(req) || claimsBody) && !isJson) {
     return next(
-      httpError('unsupported_media_type', `request bodies must be sent as Content-Type: application/json${type ? ` (got ${JSON.stringify(type.split(';')[0])})` : ''}`,
+      httpError(
+        'unsupported_media_type',
+        `request bodies must be sent as Content-Type: application/json${type ? ` (got ${JSON.stringify(type.split(';')[0])})` : ''}`,
       ),
     );
   }

@@ -9,7 +9,6 @@ export type { ErrorCode };
  * `instanceof` hold even when two copies of this package are installed.
  */
 
-
 const BASE_MARKER = Symbol.for('toolbridge.error');
 
 function hasMarker(value: unknown, marker: symbol): boolean {
