@@ -437,7 +437,8 @@ export function spawnProcess(options: SpawnOptions): RunningProcess {
         terminate(reason ?? new AbortedError(`${label} was stopped`, { toolId }));
       },
       get exited() {
-        return streamDone;
+        // Its exit, seen before its output has been read to the end; or a run that never had a process.
+        return exited || streamDone;
       },
       write(text) {
         const stdin = proc?.stdin;
