@@ -5,27 +5,40 @@ import type { ToolbridgeError } from '@toolbridge/core';
 import { guarded } from './orphan-guard.js';
 import type { SpawnOptions } from './run-types.js';
 import { spawnFailure } from './spawn-failure.js';
-import { readySpawner, SPAWNER_GONE, type SpawnedChild } from './spawner.js';
+import { readySpawner, SPAWNER_GONE, watchGroup, type SpawnedChild } from './spawner.js';
 import { RUN_MARKER_ENV } from './stragglers.js';
 
 /**
  * Start a run's process in a group of its own, without a shell: short runs from the spawner (see
- * spawner.ts), long-lived ones (which gain nothing) and any the spawner cannot take directly; a
- * guarded one under its orphan guard. The environment carries the run's marker. `attach` gets the
- * process, `fail` the reason it could not start; `gaveUp` says the run no longer wants one.
+ * spawner.ts), long-lived ones (which gain nothing) and any the spawner cannot take directly. A
+ * guarded one is watched by the spawner (one helper for every warm server), or, when there is no
+ * spawner ready, runs under a guard of its own. The environment carries the run's marker. `attach`
+ * gets the process (and for a watched one the function that stops watching it), `fail` the reason
+ * it could not start; `gaveUp` says the run no longer wants one.
  */
 export function launch(
   o: SpawnOptions,
   marker: string | undefined,
-  { attach, fail, gaveUp }: { attach(child: SpawnedChild | ChildProcess): void; fail(e: ToolbridgeError): void; gaveUp(): boolean },
+  {
+    attach,
+    fail,
+    gaveUp,
+  }: { attach(child: SpawnedChild | ChildProcess, unwatch?: () => void): void; fail(e: ToolbridgeError): void; gaveUp(): boolean },
 ): void {
   const toolEnv = marker ? { ...(o.env ?? process.env), [RUN_MARKER_ENV]: marker } : (o.env ?? process.env);
   const args = o.args ?? [];
-  const { file, argv, env } = o.orphanGuard ? guarded(o.command, args, toolEnv) : { file: o.command, argv: [...args], env: toolEnv };
+  // Asked before the spawn: a guard of its own is chosen only when the spawner cannot watch.
+  const shared = o.orphanGuard === true && readySpawner() !== undefined;
+  const ownGuard = o.orphanGuard && !shared;
+  const { file, argv, env } = ownGuard ? guarded(o.command, args, toolEnv) : { file: o.command, argv: [...args], env: toolEnv };
   const direct = () => {
     try {
       const detached = process.platform !== 'win32';
-      attach(crossSpawn(file, argv, { cwd: o.cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached, windowsHide: true }));
+      const child = crossSpawn(file, argv, { cwd: o.cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached, windowsHide: true });
+      // Told at once, in the same turn as the ready check above (a message on an open channel):
+      // the only moment this process could die leaving the tool unwatched is this line.
+      const unwatch = shared && child.pid !== undefined ? watchGroup(child.pid) : undefined;
+      attach(child, unwatch);
     } catch (e) {
       fail(spawnFailure(e as NodeJS.ErrnoException, o.command, o.toolId));
     }

@@ -46,6 +46,7 @@ class ToolRun implements RunningProcess {
   private exit: [number | null, NodeJS.Signals | null] = [null, null];
   private killTimer?: NodeJS.Timeout;
   private deadline?: NodeJS.Timeout;
+  private unwatch?: () => void; // stops the spawner watching a guarded tool's group (see launch)
   private readonly marker: string | undefined;
   private readonly label: string;
   private readonly killGraceMs: number;
@@ -78,7 +79,8 @@ class ToolRun implements RunningProcess {
     const timeoutMs = o.timeoutMs ?? 0;
     const timedOut = () => new TimeoutError(`${this.label} did not finish within ${timeoutMs} ms`, { toolId: o.toolId, timeoutMs });
     if (timeoutMs > 0) this.deadline = setTimeout(() => this.terminate(timedOut()), timeoutMs);
-    launch(o, this.marker, { attach: (child) => this.attach(child), fail: (e) => this.settleEarly(e), gaveUp: () => !!this.failure });
+    const attach = (child: SpawnedChild | ChildProcess, unwatch?: () => void) => this.attach(child, unwatch);
+    launch(o, this.marker, { attach, fail: (e) => this.settleEarly(e), gaveUp: () => !!this.failure });
   }
 
   /** Whether the run is at `phase` or past it. */
@@ -118,13 +120,14 @@ class ToolRun implements RunningProcess {
     this.out.lines.notify();
   }
 
-  private attach(child: SpawnedChild | ChildProcess): void {
+  private attach(child: SpawnedChild | ChildProcess, unwatch?: () => void): void {
     if (this.phase === 'done') {
       // Arrived after the run gave up on it: end it and let its pipes go.
       if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
       for (const s of [child.stdin, child.stdout, child.stderr]) s?.destroy();
-      return;
+      return unwatch?.();
     }
+    this.unwatch = unwatch;
     clearTimeout(this.killTimer);
     this.killTimer = undefined;
     this.proc = child;
@@ -166,6 +169,7 @@ class ToolRun implements RunningProcess {
   private finish(code: number | null, sig: NodeJS.Signals | null): void {
     if (this.past('closing')) return;
     this.phase = 'closing';
+    this.unwatch?.();
     this.out.lines.end(!this.failure);
     clearTimeout(this.deadline);
     this.o.signal?.removeEventListener('abort', this.onAbort);
