@@ -66,8 +66,8 @@ export interface ToolRegistry {
   stream(toolId: string, input: ChatRequest | ValidChatRequest, options?: ChatCallOptions): AsyncIterable<StreamEvent>;
   state(toolId: string): ToolState;
   readonly sessions: RegistrySessions;
-  /** Start the warm processes of tools that have them (e.g. at `serve` start). */
-  prewarm(options?: CallOptions): Promise<void>;
+  /** Start the warm processes of tools that have them (e.g. at `serve` start); only of `toolIds` when given. */
+  prewarm(options?: CallOptions, toolIds?: readonly string[]): Promise<void>;
   /** Cancel every in-flight call (killing their processes) and dispose adapters. */
   close(): Promise<void>;
 }
@@ -173,10 +173,9 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
         return { sessionId: id, toolId: record.toolId, release: sessions.lock(id) };
       },
     },
-    async prewarm(o) {
-      await Promise.allSettled(
-        [...adapters.values()].filter((a) => a.prewarm).map((a) => scope.run(a.id, o, `${a.name} warm-up`, (ctx) => a.prewarm!(ctx))),
-      );
+    async prewarm(o, toolIds) {
+      const chosen = [...adapters.values()].filter((a) => a.prewarm && (!toolIds || toolIds.includes(a.id)));
+      await Promise.allSettled(chosen.map((a) => scope.run(a.id, o, `${a.name} warm-up`, (ctx) => a.prewarm!(ctx))));
     },
     async close() {
       await scope.close();

@@ -76,8 +76,8 @@ export interface Toolbridge {
   /** One tool, streamed: deltas and activity, then `done` with the single-tool response. */
   streamWith(toolId: string, request: ChatRequest | ValidChatRequest, options?: CallOptions): AsyncIterable<ToolStreamEvent>;
   readonly sessions: Sessions;
-  /** Start warm tool processes now instead of on first use (a server's start-up). */
-  prewarm(options?: CallOptions): Promise<void>;
+  /** Start warm tool processes now instead of on first use (a server's start-up); only those of `toolIds` when given. */
+  prewarm(options?: CallOptions, toolIds?: readonly string[]): Promise<void>;
   configure(config: ToolbridgeConfig): ToolbridgeConfig;
   getConfig(): ToolbridgeConfig;
   checkHealth(toolId: string, options?: HealthOptions): Promise<LiveHealthRecord>;
@@ -137,7 +137,7 @@ export function createToolbridge(options: ToolbridgeOptions = {}): Toolbridge {
       get: (id) => registry.sessions.get(id),
       delete: (id) => registry.sessions.delete(id),
     },
-    prewarm: (o) => registry.prewarm(o),
+    prewarm: (o, toolIds) => registry.prewarm(o, toolIds),
     configure: (config) => registry.config.replace(config),
     getConfig: () => registry.config.get(),
     checkHealth: (id, o) => registry.health(id, o),
