@@ -15,6 +15,7 @@ import { SessionStore } from './sessions/store.js';
 import { defaultStateDir } from './files.js';
 import path from 'node:path';
 import { ToolStates, type ToolState } from './tool-state.js';
+import { UsageRefresher } from './usage-refresh.js';
 import type { ChatRequest, ChatResult, LiveHealthRecord, SessionDetail, SessionSummary, Tool, ToolLoad } from './types.js';
 
 export interface RegistryOptions {
@@ -102,8 +103,13 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     return a;
   };
   const discovery = new Discovery(adapters, scope, options.discoveryTtlMs ?? 10_000, options.detectTimeoutMs ?? 15_000);
+  const usageRefresher = new UsageRefresher(adapters, scope, () => states, options.healthTimeoutMs ?? 10_000);
   const states: ToolStates = new ToolStates(
-    { health: (id) => healthService.cache.invalidate(id), discovery: (id) => discovery.cache.invalidate(id) },
+    {
+      health: (id) => healthService.cache.invalidate(id),
+      discovery: (id) => discovery.cache.invalidate(id),
+      usage: (id) => usageRefresher.request(id),
+    },
     (id) => typeof adapters.get(id)?.usageLimits === 'function',
   );
   const load = (toolId: string): ToolLoad => {
