@@ -268,6 +268,7 @@ describe('bridge endpoints', () => {
       '/health',
       '/health/{toolId}',
       '/openapi.json',
+      '/queue',
       '/sessions',
       '/sessions/{sessionId}',
     ]);

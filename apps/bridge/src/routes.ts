@@ -156,10 +156,21 @@ export function createNativeRouter(ctx: RouteContext): Router {
 
     '/chat': {
       post: async (req, res) => {
-        const { providers, retries, perAttemptTimeoutMs, timeoutMs, stream, request } = await parseFallbackChatBody(req.body);
+        const { providers, retries, perAttemptTimeoutMs, timeoutMs, route, waitForQuota, stream, request } = await parseFallbackChatBody(
+          req.body,
+        );
         res.locals.toolId = providers.join(',');
         const signal = clientSignal(res);
-        const call = { providers, retries, perAttemptTimeoutMs, timeoutMs: timeoutMs ?? options.chatTimeoutMs, signal, maxPermissions };
+        const call = {
+          providers,
+          retries,
+          perAttemptTimeoutMs,
+          timeoutMs: timeoutMs ?? options.chatTimeoutMs,
+          signal,
+          maxPermissions,
+          route,
+          waitForQuota,
+        };
         if (!stream) {
           const response = await toolbridge.chat(permitted(request), call);
           res.locals.toolId = response.toolId;
@@ -185,6 +196,12 @@ export function createNativeRouter(ctx: RouteContext): Router {
             }
           },
         });
+      },
+    },
+
+    '/queue': {
+      get: (_req, res) => {
+        res.json({ waiting: toolbridge.waiting() });
       },
     },
 

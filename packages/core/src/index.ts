@@ -34,6 +34,18 @@ export {
 
 // Types and wire schemas
 export * as wire from './wire/index.js';
+export {
+  ROUTE_POLICIES,
+  USAGE_GROUPINGS,
+  type QueueEntry,
+  type RouteInfo,
+  type RoutePolicy,
+  type UsageGroup,
+  type UsageGrouping,
+  type UsageRecord,
+  type UsageSummary,
+  type WindowSnapshot,
+} from './wire/usage.js';
 export { AGENT_CAPABILITIES, RUNTIME_CAPABILITIES } from './types.js';
 export type {
   Activity,

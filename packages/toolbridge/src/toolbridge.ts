@@ -12,6 +12,7 @@ import {
   type HealthOptions,
   type LiveHealthRecord,
   type FallbackChatResponse,
+  type QueueEntry,
   type RegistrySessions,
   type StreamEvent,
   type Tool,
@@ -82,6 +83,8 @@ export interface Toolbridge {
   getConfig(): ToolbridgeConfig;
   checkHealth(toolId: string, options?: HealthOptions): Promise<LiveHealthRecord>;
   checkAllToolsHealth(options?: HealthOptions): Promise<LiveHealthRecord[]>;
+  /** Fallback chats waiting for a usage window to reset (`waitForQuota`), and when each will run. */
+  waiting(): QueueEntry[];
   /** Start a tool's login; InvalidRequestError for tools without one. */
   startAuth(toolId: string, options?: CallOptions): Promise<AuthStartResult>;
   /** Cancel in-flight calls (killing their processes) and end login flows. */
@@ -142,6 +145,7 @@ export function createToolbridge(options: ToolbridgeOptions = {}): Toolbridge {
     getConfig: () => registry.config.get(),
     checkHealth: (id, o) => registry.health(id, o),
     checkAllToolsHealth: (o) => registry.healthAll(o),
+    waiting: () => orchestrator.waiting(),
     async startAuth(toolId, o) {
       const tool = await registry.connect(toolId);
       if (!tool.startAuth) throw new InvalidRequestError(`${tool.name} has no login flow`, { toolId });
