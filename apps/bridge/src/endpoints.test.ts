@@ -271,6 +271,8 @@ describe('bridge endpoints', () => {
       '/queue',
       '/sessions',
       '/sessions/{sessionId}',
+      '/usage',
+      '/usage/windows',
     ]);
     expect(doc.components.schemas.ToolChatRequest).toEqual(JSON.parse(JSON.stringify(toolChatRequestSchema)));
     expect(doc.components.schemas.FallbackChatRequest).toEqual(JSON.parse(JSON.stringify(fallbackChatRequestSchema)));

@@ -135,6 +135,24 @@ export const ROUTE_TABLE = {
       errors: [],
     },
   },
+  '/usage': {
+    get: {
+      operationId: 'getUsage',
+      summary: 'Chats recorded by the usage ledger in a period (default: the last 7 days), grouped by tool, day (UTC) or model',
+      query: ['since', 'until', 'groupBy'],
+      response: { status: 200, description: 'Counts, tokens and reported cost per group', schema: ref('UsageSummary') },
+      errors: [400],
+    },
+  },
+  '/usage/windows': {
+    get: {
+      operationId: 'getUsageWindows',
+      summary: "Each tool's usage windows each time they changed, oldest first",
+      query: ['toolId', 'since'],
+      response: { status: 200, description: 'Window snapshots', schema: ref('WindowSnapshots') },
+      errors: [400, 404],
+    },
+  },
   '/sessions': {
     get: {
       operationId: 'listSessions',

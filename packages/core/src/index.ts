@@ -176,6 +176,7 @@ export {
 } from './limiter.js';
 export type { ConcurrencyOptions } from './limiters.js';
 export { withoutPassedWindows } from './usage-limits.js';
+export { dateParam, UsageLedger, usageQuery, summarize, type UsageLedgerOptions, type UsageQuery } from './usage-ledger.js';
 
 // Helpers adapters and layers above share
 export { abortReasonOf, failureOf, raceAbort, settleWithin, sleep } from './abort.js';
