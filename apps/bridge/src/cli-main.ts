@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InvalidRequestError, type ConcurrencyOptions } from '@toolbridge/core';
 import { createToolbridge, type Toolbridge } from 'toolbridge';
-import { formatDoctor } from './doctor.js';
+import { formatDoctor, formatUsage } from './doctor.js';
 import { DEFAULT_HOST, DEFAULT_PORT, type BridgeOptions } from './options.js';
 import { startServer, type RunningBridge } from './server.js';
 import { bridgeVersion } from './version.js';
@@ -170,7 +170,21 @@ async function doctor(args: string[], io: CliIo): Promise<number> {
   const toolbridge = io.toolbridge ?? createToolbridge({ env: io.env });
   try {
     const [tools, health] = await Promise.all([toolbridge.discover(), toolbridge.checkAllToolsHealth()]);
-    io.stdout(v.json ? JSON.stringify({ tools, health }, null, 2) + '\n' : formatDoctor(tools, health));
+    const now = new Date();
+    const usage = await toolbridge.usageHistory({ until: now });
+    const days = Array.from({ length: 7 }, (_, i) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 6 + i)));
+    const byDay = await Promise.all(
+      days.map(async (d) => ({
+        day: d.toISOString().slice(0, 10),
+        summary: await toolbridge.usageHistory({ since: d, until: new Date(d.getTime() + 86_399_999) }),
+      })),
+    );
+    const windows = await toolbridge.windowHistory({ since: usage.since });
+    io.stdout(
+      v.json
+        ? JSON.stringify({ tools, health, usage, windows }, null, 2) + '\n'
+        : `${formatDoctor(tools, health, now)}\n${formatUsage(usage, byDay, windows, now)}`,
+    );
     return 0;
   } finally {
     if (!io.toolbridge) await toolbridge.close();

@@ -1,4 +1,12 @@
-import { InvalidRequestError, LIMITS, PERMISSION_LEVELS, type Attempt, type PermissionLevel } from '@toolbridge/core';
+import {
+  InvalidRequestError,
+  LIMITS,
+  PERMISSION_LEVELS,
+  ROUTE_POLICIES,
+  type Attempt,
+  type PermissionLevel,
+  type RoutePolicy,
+} from '@toolbridge/core';
 
 /** Options of a fallback chat across an ordered list of tools. */
 export interface FallbackOptions {
@@ -15,6 +23,18 @@ export interface FallbackOptions {
   maxPermissions?: PermissionLevel;
   /** Called as each attempt is recorded. */
   onAttempt?: (attempt: Attempt) => void;
+  /**
+   * `in-order` (default): the providers as given. `headroom`: the tool with the most left of its
+   * tightest known usage window first (a tool with no known windows counts as 50 %); ties keep
+   * the given order. Used-up and cooling-down tools are skipped either way.
+   */
+  route?: RoutePolicy;
+  /**
+   * When every provider is skipped for a used-up window or a rate limit and the earliest known
+   * reset is within this many ms (at most `LIMITS.maxQuotaWaitMs`, 1 h), wait for it and run then
+   * (listed by `waiting()` meanwhile; `signal` ends the wait at once). Default 0: fail at once.
+   */
+  waitForQuota?: number;
 }
 
 /** Behaviour of an orchestrator; every field has a default. */
@@ -51,6 +71,10 @@ export interface NormalizedFallbackOptions {
   signal?: AbortSignal;
   maxPermissions?: PermissionLevel;
   onAttempt?: (attempt: Attempt) => void;
+  route: RoutePolicy;
+  waitForQuota: number;
+  /** The first provider is a session's own tool: routing keeps it first. */
+  keepFirst?: boolean;
 }
 
 function positiveInteger(value: unknown, name: string): number | undefined {
@@ -85,6 +109,12 @@ export function normalizeFallbackOptions(options: unknown): NormalizedFallbackOp
   if (maxPermissions !== undefined && !PERMISSION_LEVELS.includes(maxPermissions as PermissionLevel)) {
     throw new InvalidRequestError(`maxPermissions must be one of ${PERMISSION_LEVELS.join(', ')}`);
   }
+  const route = o.route ?? 'in-order';
+  if (!ROUTE_POLICIES.includes(route as RoutePolicy)) throw new InvalidRequestError(`route must be one of ${ROUTE_POLICIES.join(', ')}`);
+  const waitForQuota = o.waitForQuota ?? 0;
+  if (typeof waitForQuota !== 'number' || !Number.isInteger(waitForQuota) || waitForQuota < 0 || waitForQuota > LIMITS.maxQuotaWaitMs) {
+    throw new InvalidRequestError(`waitForQuota must be an integer number of milliseconds from 0 to ${LIMITS.maxQuotaWaitMs}`);
+  }
   const onAttempt = o.onAttempt;
   if (onAttempt !== undefined && typeof onAttempt !== 'function') throw new InvalidRequestError('onAttempt must be a function');
   return {
@@ -95,5 +125,7 @@ export function normalizeFallbackOptions(options: unknown): NormalizedFallbackOp
     signal: signal as AbortSignal | undefined,
     ...(maxPermissions ? { maxPermissions: maxPermissions as PermissionLevel } : {}),
     onAttempt: onAttempt as ((attempt: Attempt) => void) | undefined,
+    route: route as RoutePolicy,
+    waitForQuota,
   };
 }

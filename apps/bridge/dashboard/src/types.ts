@@ -178,3 +178,29 @@ export interface ErrorBody {
   attempts?: Attempt[];
   details?: Record<string, unknown>;
 }
+
+/** GET /usage. */
+export interface UsageGroup {
+  key: string;
+  chats: number;
+  succeeded: number;
+  failed: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  costUsd?: number;
+}
+
+export interface UsageSummary {
+  since: string;
+  until: string;
+  groupBy: string;
+  groups: UsageGroup[];
+}
+
+/** GET /usage/windows. */
+export interface WindowSnapshot {
+  toolId: string;
+  at: string;
+  windows: Record<string, UsageWindow>;
+}
