@@ -19,6 +19,9 @@ export type ErrorCode =
   | 'aborted'
   | 'session_not_found'
   | 'session_busy'
+  | 'session_idle'
+  | 'approval_not_found'
+  | 'approval_decided'
   | (string & {});
 
 const BASE_MARKER = Symbol.for('toolbridge.error');
@@ -113,6 +116,30 @@ export class SessionBusyError extends ToolbridgeError {
       retryable: true,
       ...options,
     });
+  }
+}
+
+/** `interrupt(sessionId)` on a session with no turn running. */
+export class SessionIdleError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('SessionIdleError');
+  constructor(sessionId: string, options?: ToolbridgeErrorOptions) {
+    super('session_idle', 409, `Session ${quoted(sessionId)} has no turn running`, options);
+  }
+}
+
+/** No approval with this id is pending (never existed, expired, or its turn has ended). */
+export class ApprovalNotFoundError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('ApprovalNotFoundError');
+  constructor(id: string, options?: ToolbridgeErrorOptions) {
+    super('approval_not_found', 404, `Approval ${quoted(id)} is not pending (unknown, expired, or its turn has ended)`, options);
+  }
+}
+
+/** The approval was answered already. */
+export class ApprovalDecidedError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('ApprovalDecidedError');
+  constructor(id: string, options?: ToolbridgeErrorOptions) {
+    super('approval_decided', 409, `Approval ${quoted(id)} was decided already`, options);
   }
 }
 

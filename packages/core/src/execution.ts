@@ -1,9 +1,17 @@
 import type { ChatContext, StreamEvent, ToolAdapter, ToolRequest } from './adapter.js';
 import { failureOf, raceAbort } from './abort.js';
 import { ActivityLog } from './activities.js';
+import type { ApprovalBroker, ApprovalHandler, TurnApprovals } from './approvals-broker.js';
 import type { CallScope } from './call-scope.js';
 import type { CallOptions } from './context.js';
-import { InvalidRequestError, ProviderExecutionError, TimeoutError, ToolUnavailableError, type ToolbridgeError } from './errors.js';
+import {
+  AbortedError,
+  InvalidRequestError,
+  ProviderExecutionError,
+  TimeoutError,
+  ToolUnavailableError,
+  type ToolbridgeError,
+} from './errors.js';
 import type { ConcurrencyLimiter } from './limiter.js';
 import { validateChatRequest, type ValidChatRequest } from './request.js';
 import { planTurn, type SessionLease, type TurnPlan } from './sessions/plan.js';
@@ -13,11 +21,18 @@ import type { ToolStates } from './tool-state.js';
 import type { Discovery } from './discovery.js';
 import type { ChatRequest, ChatResult, ToolMessage, TranscriptMessage } from './types.js';
 import { scratchSpace } from './workdir.js';
+import { RunningTurns, TurnControl } from './turn-control.js';
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from './wire/approvals.js';
 
 /** Options of one chat turn. */
 export interface ChatCallOptions extends CallOptions {
   /** A session the caller already holds (a fallback chat holds its session across attempts). */
   sessionLease?: SessionLease;
+  /**
+   * With `approvals: "ask"`: decides each approval of the call. Without it an approval waits for
+   * an answer through the registry's `approvals.decide` (the bridge's `POST /approvals/:id`).
+   */
+  onApproval?: ApprovalHandler;
 }
 
 export interface ExecutionDeps {
@@ -27,6 +42,8 @@ export interface ExecutionDeps {
   states: ToolStates;
   sessions: SessionStore;
   discovery: Discovery;
+  approvals: ApprovalBroker;
+  running: RunningTurns;
 }
 
 /** "The stream ended without a result": one error, wherever a stream ends early. */
@@ -104,20 +121,44 @@ export async function* runTurn(
   let plan: TurnPlan | undefined;
   let committed = false;
   const scratch = scratchSpace(toolId);
+  const control = new TurnControl(adapter.features.interrupt === true);
+  let unregister: (() => void) | undefined;
+  let approvals: TurnApprovals | undefined;
   try {
     // The wait for a slot counts against the call's deadline; callers get slots in the order they asked.
     release = await deps.limiters.get(toolId)!.acquire(ctx.signal);
     acquired = true;
     plan = await planTurn(deps.sessions, adapter, request, options.sessionLease);
-    const chatCtx: ChatContext = { ...ctx, cwd: plan.cwd, scratchDir: scratch.get };
+    unregister = deps.running.add(plan.sessionId, control);
+    if (request.approvals === 'ask') {
+      approvals = deps.approvals.openTurn({
+        sessionId: plan.sessionId,
+        toolId,
+        cwd: plan.cwd,
+        timeoutMs: request.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+        ...(options.onApproval ? { onApproval: options.onApproval } : {}),
+        emit: (approval) => control.push(approval),
+      });
+      const gate = approvals;
+      control.interrupt.signal.addEventListener('abort', () => gate.close('interrupted'), { once: true });
+    }
+    const chatCtx: ChatContext = {
+      ...ctx,
+      signal: AbortSignal.any([ctx.signal, control.stop.signal]),
+      cwd: plan.cwd,
+      scratchDir: scratch.get,
+      interrupt: control.interrupt.signal,
+      ...(approvals ? { approvals: approvals.gate } : {}),
+    };
     const activities = new ActivityLog(plan.cwd);
     const structured = request.structured;
     let toolRequest: ToolRequest = plan.request;
     if (structured && adapter.features.structuredOutput !== 'native') {
       toolRequest = { ...toolRequest, messages: withJsonInstruction(toolRequest.messages, jsonInstruction(structured.format)) };
     }
-    let result = yield* pump(deps, adapter, toolRequest, chatCtx, activities, structured !== undefined);
-    if (structured) {
+    let result = yield* pump(deps, adapter, toolRequest, chatCtx, ctx.signal, activities, structured !== undefined, control);
+    // An interrupted answer is what there was so far: it is not checked or repaired.
+    if (structured && !control.interrupted) {
       let check = checkAnswer(result.message.content, structured);
       if (!check.ok) {
         const native =
@@ -132,18 +173,24 @@ export async function* runTurn(
               messages: [...toolRequest.messages, { role: 'assistant', content: [{ type: 'text', text: result.message.content }] }, repair],
             };
         const first = result;
-        result = yield* pump(deps, adapter, repairRequest, chatCtx, activities, true);
+        result = yield* pump(deps, adapter, repairRequest, chatCtx, ctx.signal, activities, true, control);
         result = {
           ...result,
           usage: addUsage(first.usage, result.usage),
           metadata: { ...first.metadata, ...result.metadata, repairTurns: 1 },
         };
         check = checkAnswer(result.message.content, structured);
-        if (!check.ok) throw schemaMismatch(check.errors, toolId, adapter.name);
+        if (!check.ok && !control.interrupted) throw schemaMismatch(check.errors, toolId, adapter.name);
       }
-      result = { ...result, message: { role: 'assistant', content: check.text }, object: check.value };
-      if (check.text) yield { type: 'delta', text: check.text };
+      if (check.ok) {
+        result = { ...result, message: { role: 'assistant', content: check.text }, object: check.value };
+        if (check.text) yield { type: 'delta', text: check.text };
+      }
     }
+    if (control.interrupted) result = { ...result, metadata: { ...result.metadata, finishReason: 'interrupted' } };
+    unregister();
+    unregister = undefined;
+    approvals?.close('ended');
     deps.states.learnSuccess(toolId);
     // The tool is done: its slot goes to the next caller while the session is written.
     release();
@@ -163,6 +210,7 @@ export async function* runTurn(
           ...result.metadata,
           toolId,
           latencyMs: Math.round(performance.now() - started),
+          ...(approvals ? { approvals: approvals.records } : {}),
           ...(sessionId ? {} : { sessionWarning: 'the session could not be saved; this answer cannot be continued' }),
         },
       },
@@ -173,6 +221,9 @@ export async function* runTurn(
     deps.states.learnFrom(toolId, err);
     throw err;
   } finally {
+    unregister?.();
+    approvals?.close('ended');
+    control.dispose();
     release?.();
     await scratch.dispose();
     plan?.release();
@@ -183,39 +234,75 @@ export async function* runTurn(
 }
 
 /**
- * Stream one adapter run: pass deltas (held back when the answer must be checked first) and
- * activities on, return its result. Leaving early ends the adapter's work (its process is
- * killed); after an abort the adapter gets a bounded time to clean up.
+ * Stream one adapter run: pass deltas (held back when the answer must be checked first),
+ * activities and the turn's approvals on, return its result. Leaving early ends the adapter's
+ * work (its process is killed); after an abort the adapter gets a bounded time to clean up. An
+ * interrupt the adapter does not end by itself (no native interrupt, or not within the grace)
+ * stops its stream here, and the answer is the text so far.
  */
 async function* pump(
   deps: ExecutionDeps,
   adapter: ToolAdapter,
   request: ToolRequest,
   ctx: ChatContext,
+  callSignal: AbortSignal,
   activities: ActivityLog,
   holdDeltas: boolean,
+  control: TurnControl,
 ): AsyncGenerator<StreamEvent, ChatResult> {
   const iterator = adapter.stream(request, ctx)[Symbol.asyncIterator]();
   let result: ChatResult | undefined;
   let exhausted = false;
+  let text = '';
+  let next: Promise<IteratorResult<StreamEvent>> | undefined;
   try {
     for (;;) {
-      const next = await raceAbort(deps.scope.watch(iterator.next()), ctx.signal);
-      if (next.done) {
+      const approval = control.take();
+      if (approval) {
+        yield { type: 'approval', approval };
+        continue;
+      }
+      if (control.mustStop) break;
+      next ??= deps.scope.watch(iterator.next());
+      const got = await raceAbort(Promise.race([next, control.next()]), callSignal);
+      if ('type' in got) continue;
+      next = undefined;
+      if (got.done) {
         exhausted = true;
         break;
       }
-      const event = next.value;
+      const event = got.value;
       if (event.type === 'result') result = event.result;
       else if (event.type === 'activity') yield { type: 'activity', activity: activities.update(event.activity) };
-      else if (!holdDeltas && event.text.length > 0) yield event;
+      else if (event.type === 'delta' && event.text.length > 0) {
+        text += event.text;
+        if (!holdDeltas) yield event;
+      }
     }
   } finally {
     if (!exhausted) {
-      const closing = deps.scope.watch(Promise.resolve(iterator.return?.()).catch(() => undefined));
+      // An adapter awaiting something (an approval, its tool) is stopped through its signal; a
+      // generator resting at a yield is ended by return().
+      if (!ctx.signal.aborted && (control.mustStop || next)) {
+        control.stop.abort(new AbortedError(control.mustStop ? 'The turn was interrupted' : 'The stream was closed by its consumer'));
+      }
+      const closing = deps.scope.watch(
+        Promise.resolve(next)
+          .catch(() => undefined)
+          .then(() => iterator.return?.())
+          .catch(() => undefined),
+      );
       if (ctx.signal.aborted) await deps.scope.settle(closing);
       else await closing;
     }
+  }
+  if (!result && control.mustStop) {
+    return {
+      message: { role: 'assistant', content: text },
+      usage: {},
+      ...(request.model ? { model: request.model } : {}),
+      metadata: { finishReason: 'interrupted' },
+    };
   }
   if (!result) throw noResultError(adapter.name, adapter.id);
   return result;

@@ -19,6 +19,7 @@ export type {
 
 // Approvals and interrupts
 export type { ApprovalAnswer, ApprovalGate, ApprovalRequest } from './approvals.js';
+export { ApprovalBroker, type ApprovalHandler, type ApprovalHandlerAnswer } from './approvals-broker.js';
 export {
   APPROVAL_DECISIONS,
   APPROVAL_KINDS,
@@ -97,7 +98,10 @@ export {
   QuotaExceededError,
   RateLimitError,
   SessionBusyError,
+  SessionIdleError,
   SessionNotFoundError,
+  ApprovalDecidedError,
+  ApprovalNotFoundError,
   TimeoutError,
   ToolAuthError,
   ToolbridgeError,
@@ -149,7 +153,7 @@ export {
 export { coreConfigSchema } from './core-config.js';
 
 // Registry and its parts
-export { createRegistry, type RegistryOptions, type RegistrySessions, type ToolRegistry } from './registry.js';
+export { createRegistry, type RegistryApprovals, type RegistryOptions, type RegistrySessions, type ToolRegistry } from './registry.js';
 export type { ConnectedTool } from './connect.js';
 export { checkToolHealth, type HealthObservation, type HealthOptions } from './health.js';
 export type { ToolState } from './tool-state.js';

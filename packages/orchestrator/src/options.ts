@@ -1,4 +1,4 @@
-import { InvalidRequestError, LIMITS, PERMISSION_LEVELS, type Attempt, type PermissionLevel } from '@toolbridge/core';
+import { InvalidRequestError, LIMITS, PERMISSION_LEVELS, type ApprovalHandler, type Attempt, type PermissionLevel } from '@toolbridge/core';
 
 /** Options of a fallback chat across an ordered list of tools. */
 export interface FallbackOptions {
@@ -15,6 +15,8 @@ export interface FallbackOptions {
   maxPermissions?: PermissionLevel;
   /** Called as each attempt is recorded. */
   onAttempt?: (attempt: Attempt) => void;
+  /** With the request's `approvals: "ask"`: decides each approval of every attempt (core's `ChatCallOptions.onApproval`). */
+  onApproval?: ApprovalHandler;
 }
 
 /** Behaviour of an orchestrator; every field has a default. */
@@ -51,6 +53,7 @@ export interface NormalizedFallbackOptions {
   signal?: AbortSignal;
   maxPermissions?: PermissionLevel;
   onAttempt?: (attempt: Attempt) => void;
+  onApproval?: ApprovalHandler;
 }
 
 function positiveInteger(value: unknown, name: string): number | undefined {
@@ -87,6 +90,8 @@ export function normalizeFallbackOptions(options: unknown): NormalizedFallbackOp
   }
   const onAttempt = o.onAttempt;
   if (onAttempt !== undefined && typeof onAttempt !== 'function') throw new InvalidRequestError('onAttempt must be a function');
+  const onApproval = o.onApproval;
+  if (onApproval !== undefined && typeof onApproval !== 'function') throw new InvalidRequestError('onApproval must be a function');
   return {
     providers: [...new Set(providers as string[])],
     retries,
@@ -95,5 +100,6 @@ export function normalizeFallbackOptions(options: unknown): NormalizedFallbackOp
     signal: signal as AbortSignal | undefined,
     ...(maxPermissions ? { maxPermissions: maxPermissions as PermissionLevel } : {}),
     onAttempt: onAttempt as ((attempt: Attempt) => void) | undefined,
+    ...(onApproval ? { onApproval: onApproval as ApprovalHandler } : {}),
   };
 }
