@@ -260,6 +260,8 @@ describe('bridge endpoints', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe(pkgVersion);
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/approvals',
+      '/approvals/{approvalId}',
       '/auth/{toolId}',
       '/chat',
       '/chat/{toolId}',
@@ -270,6 +272,7 @@ describe('bridge endpoints', () => {
       '/openapi.json',
       '/sessions',
       '/sessions/{sessionId}',
+      '/sessions/{sessionId}/interrupt',
     ]);
     expect(doc.components.schemas.ToolChatRequest).toEqual(JSON.parse(JSON.stringify(toolChatRequestSchema)));
     expect(doc.components.schemas.FallbackChatRequest).toEqual(JSON.parse(JSON.stringify(fallbackChatRequestSchema)));
