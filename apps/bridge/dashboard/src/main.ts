@@ -133,6 +133,7 @@ function loadAll(): void {
   void refresh(false);
   void configPanel.load();
   void sessionsPanel.load();
+  void playground.approvals.load();
 }
 
 handleTokenFailures(tokenRefused);
@@ -162,6 +163,7 @@ forgetToken.addEventListener('click', () => {
 refreshButton.addEventListener('click', () => {
   void refresh(true);
   void sessionsPanel.load();
+  void playground.approvals.load();
 });
 
 setInterval(() => {
