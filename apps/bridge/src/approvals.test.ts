@@ -34,7 +34,7 @@ async function streamSse(res: Response, onEvent: (e: SseEvent) => Promise<void> 
 
 describe('approvals over HTTP', () => {
   it('streams an approval event, takes the answer at POST /approvals/:id, and records it in the answer', async () => {
-    const tool = scriptedAdapter('alpha', { script: [{ deltas: ['done'], asks: [npmTest] }] });
+    const tool = scriptedAdapter('alpha', { features: { approvals: true }, script: [{ deltas: ['done'], asks: [npmTest] }] });
     const b = await bridge([tool]);
     const res = await post(b, '/chat/alpha', { messages: [{ role: 'user', content: 'run the tests' }], approvals: 'ask', stream: true });
     expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
@@ -76,7 +76,7 @@ describe('approvals over HTTP', () => {
   });
 
   it('lets a non-streaming fallback chat be answered through GET and POST /approvals', async () => {
-    const tool = scriptedAdapter('alpha', { script: [{ deltas: ['done'], asks: [npmTest] }] });
+    const tool = scriptedAdapter('alpha', { features: { approvals: true }, script: [{ deltas: ['done'], asks: [npmTest] }] });
     const b = await bridge([tool]);
     const answer = post(b, '/chat', { providers: ['alpha'], messages: [{ role: 'user', content: 'go' }], approvals: 'ask' });
     let pending: Approval[] = [];

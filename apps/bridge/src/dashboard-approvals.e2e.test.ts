@@ -12,6 +12,7 @@ import { startTestBridge, type TestBridge } from './testing/harness.js';
 describe('dashboard approvals and interrupt in Chromium', () => {
   const agent = scriptedAdapter('agent', {
     name: 'Asking agent',
+    features: { approvals: true },
     script: [
       { deltas: ['Tests ', 'pass.'], asks: [{ kind: 'command', title: 'Run npm test', command: 'npm test', cwd: '/srv/app' }] },
       { deltas: ['So far,'], hang: true },

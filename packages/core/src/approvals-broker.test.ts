@@ -48,7 +48,10 @@ async function run(
 
 describe('approvals: "ask"', () => {
   it('shows each asked action as an approval event, waits for the answer, and records the decision', async () => {
-    const tool = scriptedAdapter('t', { script: [{ deltas: ['tests ', 'pass'], asks: [npmTest], askAfterDeltas: 1 }] });
+    const tool = scriptedAdapter('t', {
+      features: { approvals: true },
+      script: [{ deltas: ['tests ', 'pass'], asks: [npmTest], askAfterDeltas: 1 }],
+    });
     const registry = await setup(tool);
     const before = Date.now();
     const { events, approvals, result } = await run(registry, ask({ approvalTimeoutMs: 60_000 }), () => ({ decision: 'allow' }));
@@ -78,7 +81,7 @@ describe('approvals: "ask"', () => {
   });
 
   it('tells the agent a denial with the caller’s message; the turn goes on', async () => {
-    const tool = scriptedAdapter('t', { script: [{ deltas: ['ok'], asks: [npmTest] }] });
+    const tool = scriptedAdapter('t', { features: { approvals: true }, script: [{ deltas: ['ok'], asks: [npmTest] }] });
     const registry = await setup(tool);
     const { result } = await run(registry, ask(), () => ({ decision: 'deny', message: 'not now' }));
     expect(tool.calls[0]!.answers).toEqual([{ allow: false, message: 'not now' }]);
@@ -87,7 +90,7 @@ describe('approvals: "ask"', () => {
   });
 
   it('lets a library caller decide through onApproval (a decision or one with a message)', async () => {
-    const tool = scriptedAdapter('t', { script: [{ deltas: ['ok'], asks: [npmTest, editA] }] });
+    const tool = scriptedAdapter('t', { features: { approvals: true }, script: [{ deltas: ['ok'], asks: [npmTest, editA] }] });
     const registry = await setup(tool);
     const seen: Approval[] = [];
     const result = await registry.chat('t', ask(), {
@@ -103,7 +106,7 @@ describe('approvals: "ask"', () => {
   });
 
   it('denies an approval nobody answers in time; its id is then unknown', async () => {
-    const tool = scriptedAdapter('t', { script: [{ deltas: ['ok'], asks: [npmTest] }] });
+    const tool = scriptedAdapter('t', { features: { approvals: true }, script: [{ deltas: ['ok'], asks: [npmTest] }] });
     const registry = await setup(tool);
     const { approvals, result } = await run(registry, ask({ approvalTimeoutMs: 1000 }));
     expect(tool.calls[0]!.answers).toEqual([{ allow: false, message: expect.stringMatching(/in time/) }]);
@@ -113,6 +116,7 @@ describe('approvals: "ask"', () => {
 
   it('remembers allow_session per command, path and tool, across the turns of that session only', async () => {
     const tool = scriptedAdapter('t', {
+      features: { approvals: true },
       script: [
         { deltas: ['1'], asks: [npmTest, editA] },
         {
@@ -138,8 +142,20 @@ describe('approvals: "ask"', () => {
     expect(other.approvals.length).toBeGreaterThan(0);
   });
 
-  it('gives the adapter no gate without approvals "ask"', async () => {
+  it('refuses approvals to an agent that cannot ask (400) rather than running its actions unasked; a runtime has none', async () => {
     const tool = scriptedAdapter('t', { script: [{ deltas: ['ok'], asks: [npmTest] }] });
+    const registry = await setup(tool);
+    const error = await registry.chat('t', ask()).catch((e) => e);
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect(error).toMatchObject({ httpStatus: 400, publicDetails: { reason: 'unsupported', feature: 'approvals' } });
+    expect(tool.calls).toHaveLength(0);
+    const runtime = scriptedAdapter('t', { type: 'runtime' });
+    const answered = await (await setup(runtime)).chat('t', ask());
+    expect(answered.metadata.approvals).toEqual([]);
+  });
+
+  it('gives the adapter no gate without approvals "ask"', async () => {
+    const tool = scriptedAdapter('t', { features: { approvals: true }, script: [{ deltas: ['ok'], asks: [npmTest] }] });
     const registry = await setup(tool);
     const result = await registry.chat('t', { messages: [{ role: 'user', content: 'hi' }] });
     expect(tool.calls[0]!.ctx.approvals).toBeUndefined();
@@ -147,7 +163,7 @@ describe('approvals: "ask"', () => {
   });
 
   it('withdraws a pending approval when the turn is aborted', async () => {
-    const tool = scriptedAdapter('t', { script: [{ deltas: ['ok'], asks: [npmTest] }] });
+    const tool = scriptedAdapter('t', { features: { approvals: true }, script: [{ deltas: ['ok'], asks: [npmTest] }] });
     const registry = await setup(tool);
     const controller = new AbortController();
     const failed = (async () => {

@@ -62,10 +62,12 @@ export async function collectStream(events: AsyncIterable<StreamEvent>, name = '
 /**
  * Tool policy for a single-tool chat (library `chatWith`/`connect().chat`, `/chat/:toolId`,
  * `/v1`): an unknown id is refused (404, by `adapterOf`); a tool the last discovery found
- * unavailable is refused (503) without starting anything; images to a tool that cannot take them
- * are refused (400). A fallback chat skips such tools instead (see the orchestrator's preflight).
+ * unavailable is refused (503) without starting anything; images to a tool that cannot take them,
+ * and approvals to an agent that cannot ask, are refused (400). A fallback chat skips such tools instead (see the orchestrator's preflight).
  */
 export function refusalOf(deps: ExecutionDeps, adapter: ToolAdapter, request: ValidChatRequest): ToolbridgeError | undefined {
+  const cannotAsk = approvalsRefusal(adapter, request);
+  if (cannotAsk) return cannotAsk;
   const known = deps.discovery.cache.last(adapter.id);
   if (known && !known.available)
     return new ToolUnavailableError(known.reason ?? `${adapter.name} is not available`, { toolId: adapter.id });
@@ -80,6 +82,18 @@ export function refusalOf(deps: ExecutionDeps, adapter: ToolAdapter, request: Va
     }
   }
   return undefined;
+}
+
+/**
+ * An agent that cannot ask (no `features.approvals`) would run every action unasked: a request
+ * with `approvals: "ask"` is refused rather than silently not asked. A runtime has no actions to ask about.
+ */
+export function approvalsRefusal(adapter: ToolAdapter, request: Pick<ValidChatRequest, 'approvals'>): InvalidRequestError | undefined {
+  if (request.approvals !== 'ask' || adapter.type !== 'agent' || adapter.features.approvals) return undefined;
+  return new InvalidRequestError(`${adapter.name} cannot ask for approvals yet`, {
+    toolId: adapter.id,
+    publicDetails: { reason: 'unsupported', feature: 'approvals' },
+  });
 }
 
 function addUsage(a: Record<string, number>, b: Record<string, number>): Record<string, number> {

@@ -136,7 +136,7 @@ export { imageExtension, sniffImageType } from './images.js';
 export { toChatResponse } from './responses.js';
 export { usageTotals, type UsageTotals } from './usage.js';
 export { modelId, parseModelId, type ModelRef } from './model-id.js';
-export { collectStream, noResultError, type ChatCallOptions } from './execution.js';
+export { approvalsRefusal, collectStream, noResultError, type ChatCallOptions } from './execution.js';
 export { toolRequestSettings, type SessionLease } from './sessions/plan.js';
 export { newSessionId, SessionStore, type SessionRecord, type SessionStoreOptions } from './sessions/store.js';
 

@@ -83,7 +83,7 @@ describe('interrupt(sessionId)', () => {
   it('denies a pending approval when the turn is interrupted', async () => {
     const tool = scriptedAdapter('t', {
       script: [{ deltas: ['one'] }, { deltas: ['so far'], asks: [{ kind: 'command', title: 'Run ls', command: 'ls' }], askAfterDeltas: 1 }],
-      features: { interrupt: true },
+      features: { interrupt: true, approvals: true },
     });
     const registry = await setup(tool);
     const first = await registry.chat('t', hi);
