@@ -260,6 +260,8 @@ describe('bridge endpoints', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe(pkgVersion);
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/approvals',
+      '/approvals/{approvalId}',
       '/auth/{toolId}',
       '/chat',
       '/chat/{toolId}',
@@ -273,6 +275,7 @@ describe('bridge endpoints', () => {
       '/sessions/{sessionId}',
       '/usage',
       '/usage/windows',
+      '/sessions/{sessionId}/interrupt',
     ]);
     expect(doc.components.schemas.ToolChatRequest).toEqual(JSON.parse(JSON.stringify(toolChatRequestSchema)));
     expect(doc.components.schemas.FallbackChatRequest).toEqual(JSON.parse(JSON.stringify(fallbackChatRequestSchema)));

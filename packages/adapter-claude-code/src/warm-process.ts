@@ -201,6 +201,16 @@ export class ClaudeProcess implements WarmMember {
     }
   }
 
+  /** Answers Claude Code's `can_use_tool` requests during the running turn (approvals chats). */
+  set onToolUse(handler: ((request: Json) => Promise<Json>) | undefined) {
+    this.controls.onToolUse = handler;
+  }
+
+  /** Interrupt the running turn at the caller's request; `command` reads on to its `result`. */
+  interruptTurn(): void {
+    void this.controls.request({ subtype: 'interrupt' }).catch(() => undefined);
+  }
+
   /** Start a fresh conversation (`/clear`: no model call, a new session id). */
   async clear(signal: AbortSignal): Promise<void> {
     const controller = new AbortController();

@@ -10,7 +10,7 @@ import {
   type WarmLease,
 } from '@toolbridge/adapter-kit';
 import type { CallContext, ChatContext, StreamEvent, ToolRequest, WarmLoad } from '@toolbridge/core';
-import { claudeCodeConfig } from './config.js';
+import { claudeCodeConfig, LEVEL_OF } from './config.js';
 import type { ClaudeCodeAdapterOptions } from './options.js';
 import { claudeConfigDir } from './settings.js';
 import type { TurnSettings } from './spawn.js';
@@ -111,6 +111,7 @@ export class ClaudeWarm {
           continues: request.resume !== undefined,
           onRateLimit,
           progress,
+          ...(turn.access.asks ? { asks: LEVEL_OF[turn.access.access] } : {}),
         });
         yield {
           type: 'result',

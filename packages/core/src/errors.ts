@@ -105,6 +105,30 @@ export class SessionBusyError extends ToolbridgeError {
   }
 }
 
+/** `interrupt(sessionId)` on a session with no turn running. */
+export class SessionIdleError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('SessionIdleError');
+  constructor(sessionId: string, options?: ToolbridgeErrorOptions) {
+    super('session_idle', `Session ${quoted(sessionId)} has no turn running`, options);
+  }
+}
+
+/** No approval with this id is pending (never existed, expired, or its turn has ended). */
+export class ApprovalNotFoundError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('ApprovalNotFoundError');
+  constructor(id: string, options?: ToolbridgeErrorOptions) {
+    super('approval_not_found', `Approval ${quoted(id)} is not pending (unknown, expired, or its turn has ended)`, options);
+  }
+}
+
+/** The approval was answered already. */
+export class ApprovalDecidedError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('ApprovalDecidedError');
+  constructor(id: string, options?: ToolbridgeErrorOptions) {
+    super('approval_decided', `Approval ${quoted(id)} was decided already`, options);
+  }
+}
+
 export class ProviderExecutionError extends ToolbridgeError {
   protected static override readonly marker = markerOf('ProviderExecutionError');
   constructor(message: string, options?: ToolbridgeErrorOptions) {

@@ -204,3 +204,19 @@ export interface WindowSnapshot {
   at: string;
   windows: Record<string, UsageWindow>;
 }
+
+/** An action waiting for an answer (SSE `approval`, `GET /approvals`). */
+export interface Approval {
+  id: string;
+  sessionId?: string;
+  toolId: string;
+  kind: 'command' | 'file_change' | 'tool_call';
+  title: string;
+  command?: string;
+  cwd?: string;
+  changes?: Array<{ path: string; kind: 'add' | 'update' | 'delete' }>;
+  tool?: string;
+  input?: unknown;
+  options: Array<'allow' | 'allow_session' | 'deny'>;
+  expiresAt: string;
+}

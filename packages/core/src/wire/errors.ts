@@ -17,6 +17,10 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   session_busy: 409,
+  /** An interrupt for a session with no turn running. */
+  session_idle: 409,
+  approval_not_found: 404,
+  approval_decided: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
