@@ -273,9 +273,9 @@ describe('bridge endpoints', () => {
       '/queue',
       '/sessions',
       '/sessions/{sessionId}',
+      '/sessions/{sessionId}/interrupt',
       '/usage',
       '/usage/windows',
-      '/sessions/{sessionId}/interrupt',
     ]);
     expect(doc.components.schemas.ToolChatRequest).toEqual(JSON.parse(JSON.stringify(toolChatRequestSchema)));
     expect(doc.components.schemas.FallbackChatRequest).toEqual(JSON.parse(JSON.stringify(fallbackChatRequestSchema)));
