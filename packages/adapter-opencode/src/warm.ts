@@ -11,6 +11,7 @@ import {
 } from '@toolbridge/adapter-kit';
 import {
   jsonInstruction,
+  ProviderExecutionError,
   raceAbort,
   type CallContext,
   type ChatContext,
@@ -18,6 +19,7 @@ import {
   type ToolRequest,
   type WarmLoad,
 } from '@toolbridge/core';
+import { TOOL_ID } from './config.js';
 import type { ModelCatalogs } from './images.js';
 import { modelFor } from './models.js';
 import type { ResolvedOptions } from './options.js';
@@ -185,6 +187,12 @@ export async function* chatTurn(
   const model = modelFor(request.model, ctx.config);
   const why = warm.spawnReason(ctx);
   if (!why && (yield* warm.stream(request, ctx, model))) return;
+  // `opencode run` rejects every `ask` itself: approvals need the server.
+  if (ctx.approvals)
+    throw new ProviderExecutionError(
+      `OpenCode asks for approvals only on its server (opencode serve), which this chat cannot use (${why ?? warm.unavailable ?? 'it did not start'})`,
+      { toolId: TOOL_ID, retryable: !why },
+    );
   const fallback = o.warm && !why ? warm.unavailable : undefined;
   for await (const event of runTurn(o, o.warm ? withJsonWords(request) : request, ctx, model, catalogs, sessions)) {
     // Say why a chat meant for the warm server was spawned (the server would not start, or all were taken).
