@@ -23,6 +23,11 @@ import { imagesOf, renderConversation } from './text.js';
 
 type Json = Record<string, unknown>;
 
+/** What `session/prompt` answers (its `stopReason`, and `usage` / `_meta` as each agent reports them). */
+export type AcpPromptResponse = PromptResponse;
+/** An MCP server for `session/new` (stdio, http or sse), as ACP describes it. */
+export type AcpMcpServer = McpServer;
+
 /** Bound on the requests around a prompt (session/new, load, set_mode: tens of ms here). */
 const RPC_TIMEOUT_MS = 30_000;
 /** A turn whose agent ends it at every refusal (Copilot) is prompted to go on at most this often. */

@@ -28,5 +28,13 @@ export { groupRssBytes, retriesOnFreshProcess, WarmPool, type WarmLease, type Wa
 export { DEFAULT_WARM_IDLE_MS, warmFingerprint, warmIdleMs, whichOnPath } from './fingerprint.js';
 export { AcpAgent, AcpRequestError, type AcpAgentLaunch, type AcpSessionListener } from './acp-agent.js';
 export { AcpTransport, type AcpLaunch, type AcpTransportSpec } from './acp-transport.js';
-export { acpTurn, promptBlocks, type AcpNotice, type AcpTurnEnd, type AcpTurnSpec } from './acp-turn.js';
+export {
+  acpTurn,
+  promptBlocks,
+  type AcpMcpServer,
+  type AcpNotice,
+  type AcpPromptResponse,
+  type AcpTurnEnd,
+  type AcpTurnSpec,
+} from './acp-turn.js';
 export { activityOfPlan, activityOfToolCall, approvalOfToolCall, mergeToolCall, type AcpToolCall } from './acp-updates.js';
