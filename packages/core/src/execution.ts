@@ -12,6 +12,7 @@ import { checkAnswer, jsonInstruction, repairPrompt, schemaMismatch } from './st
 import type { ToolStates } from './tool-state.js';
 import type { Discovery } from './discovery.js';
 import type { ChatRequest, ChatResult, ToolMessage, TranscriptMessage } from './types.js';
+import { withoutTraces } from './text.js';
 import { scratchSpace } from './workdir.js';
 
 /** Options of one chat turn. */
@@ -170,6 +171,8 @@ export async function* runTurn(
   } catch (e) {
     // A deadline that passed in the queue: the limiter's own account says more than the bare timeout.
     const err = !acquired && TimeoutError.isInstance(e) ? e : failureOf(e, ctx.signal, toolId);
+    // A CLI's stack trace and local paths stay out of what the caller sees (its request's own mistakes are left as said).
+    if (err.code !== 'invalid_request') err.message = withoutTraces(err.message);
     deps.states.learnFrom(toolId, err);
     throw err;
   } finally {

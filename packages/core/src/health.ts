@@ -138,7 +138,16 @@ export class HealthService {
       const obs = await check;
       if (obs.auth) this.states.learnAuth(a.id, obs.auth);
       if (obs.usageLimits) this.states.of(a.id).usageLimits = obs.usageLimits;
-      return obs.record;
+      const refused = obs.record.authSupported ? this.states.refusedByChat(a.id) : undefined;
+      if (!refused) return obs.record.authSupported ? { ...obs.record, authSource: 'check' } : obs.record;
+      // The provider refused a chat (401) since: that outweighs a check that reads only files.
+      return {
+        ...obs.record,
+        authenticated: false,
+        authStatus: 'unauthenticated',
+        authSource: 'chat',
+        reason: refused.detail ?? `${a.name} was refused by its provider`,
+      };
     } catch (e) {
       const err = failureOf(e, ctx.signal, a.id);
       // A check cut short by close() says nothing about the tool.
