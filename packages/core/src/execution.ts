@@ -21,6 +21,7 @@ import type { ToolStates } from './tool-state.js';
 import type { Discovery } from './discovery.js';
 import { usageRecordOf, type UsageLedger } from './usage-ledger.js';
 import type { ChatRequest, ChatResult, ToolMessage, TranscriptMessage } from './types.js';
+import { withoutTraces } from './text.js';
 import { scratchSpace } from './workdir.js';
 import { RunningTurns, TurnControl } from './turn-control.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from './wire/approvals.js';
@@ -238,6 +239,8 @@ export async function* runTurn(
   } catch (e) {
     // A deadline that passed in the queue: the limiter's own account says more than the bare timeout.
     const err = !acquired && TimeoutError.isInstance(e) ? e : failureOf(e, ctx.signal, toolId);
+    // A CLI's stack trace and local paths stay out of what the caller sees (its request's own mistakes are left as said).
+    if (err.code !== 'invalid_request') err.message = withoutTraces(err.message);
     deps.states.learnFrom(toolId, err);
     deps.ledger?.recordChat(
       usageRecordOf(toolId, { errorCode: err.code }, performance.now() - started, {

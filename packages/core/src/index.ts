@@ -186,4 +186,4 @@ export { dateParam, UsageLedger, usageQuery, summarize, type UsageLedgerOptions,
 export { abortReasonOf, failureOf, raceAbort, settleWithin, sleep } from './abort.js';
 export { createCallContext, type CallOptions, type ManagedContext } from './context.js';
 export { defaultStateDir, privateDir, writeFileAtomic } from './files.js';
-export { quoted, tail } from './text.js';
+export { quoted, tail, withoutTraces } from './text.js';

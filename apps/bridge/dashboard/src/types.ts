@@ -39,6 +39,8 @@ export interface HealthRecord {
   authStatus: string;
   authMethod?: string;
   authDetail?: string;
+  /** `chat`: a chat its provider refused (401) says so, until a chat succeeds or the login changes. */
+  authSource?: 'check' | 'chat';
   usageLimits?: UsageLimits;
   reason?: string;
   version?: string;
