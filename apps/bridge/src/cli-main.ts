@@ -1,7 +1,9 @@
+import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InvalidRequestError, type ConcurrencyOptions } from '@toolbridge/core';
 import { createToolbridge, type Toolbridge } from 'toolbridge';
 import { formatDoctor } from './doctor.js';
+import { serveMcpStdio } from './faces/mcp-stdio.js';
 import { DEFAULT_HOST, DEFAULT_PORT, type BridgeOptions } from './options.js';
 import { startServer, type RunningBridge } from './server.js';
 import { bridgeVersion } from './version.js';
@@ -11,6 +13,7 @@ export const USAGE = `Usage: toolbridge <command> [options]
 Commands:
   serve     Run the local HTTP bridge
   doctor    Show the tools on this machine: installed, version, login, usage windows
+  mcp       Serve MCP over stdio (tools chat, discover, health) for an MCP host: Claude Code, Codex, Cursor, VS Code
 
 Options for serve:
   --port <n>            Port to listen on (default ${DEFAULT_PORT}; 0 picks a free port)
@@ -29,6 +32,14 @@ Options for serve:
   --no-warm-up          Do not start warm tool processes or probe the tools as the server starts
   --quiet               Do not write request logs to stderr
 
+Options for mcp:
+  --allow-full-permissions
+                        Accept chats asking for permissions "full" (refused by default)
+  --approvals <mode>    never (default), or ask: each action an agent wants to take is asked first,
+                        as an MCP elicitation when the host supports it
+  --approval-fallback <d>
+                        allow or deny (default) an asked action when the host cannot be asked
+
 Options for doctor:
   --json                Print the tools and their health as JSON
 
@@ -44,6 +55,8 @@ export interface CliIo {
   shutdown?: Promise<unknown>;
   /** Library instance to use (tests); default: `createToolbridge()` with every adapter. */
   toolbridge?: Toolbridge;
+  /** The MCP stdio channel (default: the process's stdin and stdout). */
+  streams?: { stdin: Readable; stdout: Writable };
   /** Called once the server listens (tests). */
   onListening?(running: RunningBridge): void;
 }
@@ -62,6 +75,13 @@ const serveOptions = {
   'allow-full-permissions': { type: 'boolean' },
   'no-warm-up': { type: 'boolean' },
   quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+const mcpOptions = {
+  'allow-full-permissions': { type: 'boolean' },
+  approvals: { type: 'string' },
+  'approval-fallback': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -173,6 +193,37 @@ async function doctor(args: string[], io: CliIo): Promise<number> {
   }
 }
 
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined || (allowed as readonly string[]).includes(value)) return value as T | undefined;
+  throw new UsageError(`--${flag} must be one of ${allowed.join(', ')} (got "${value}")`);
+}
+
+/** `toolbridge mcp`: stdout is the protocol's channel, so nothing else may be written there. */
+async function mcp(args: string[], io: CliIo): Promise<number> {
+  const v = parse(args, mcpOptions);
+  if (v.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const approvals = oneOf('approvals', v.approvals, ['ask', 'never'] as const);
+  const approvalFallback = oneOf('approval-fallback', v['approval-fallback'], ['allow', 'deny'] as const);
+  const toolbridge = io.toolbridge ?? createToolbridge({ env: io.env });
+  try {
+    await serveMcpStdio(
+      {
+        toolbridge,
+        ...(v['allow-full-permissions'] ? {} : { maxPermissions: 'workspace-write' as const }),
+        ...(approvals ? { approvals } : {}),
+        ...(approvalFallback ? { approvalFallback } : {}),
+      },
+      { ...(io.streams ?? { stdin: process.stdin, stdout: process.stdout }), shutdown: io.shutdown ?? signalShutdown() },
+    );
+    return 0;
+  } finally {
+    if (!io.toolbridge) await toolbridge.close();
+  }
+}
+
 /** The `toolbridge` command. Resolves to the exit code: 0 ok, 1 failure, 2 usage error. */
 export async function runCli(argv: readonly string[], io?: Partial<CliIo>): Promise<number> {
   const full: CliIo = {
@@ -188,6 +239,8 @@ export async function runCli(argv: readonly string[], io?: Partial<CliIo>): Prom
         return await serve(rest, full);
       case 'doctor':
         return await doctor(rest, full);
+      case 'mcp':
+        return await mcp(rest, full);
       case '-h':
       case '--help':
       case 'help':

@@ -12,6 +12,7 @@ import { createNativeRouter } from './routes.js';
 import { hasBody, hostCheck, jsonOnly, originCheck, tokenCheck } from './security.js';
 import { bridgeVersion } from './version.js';
 import { createOpenAIRouter } from './openai/router.js';
+import { createMcpHttpFace } from './faces/mcp-http.js';
 
 export interface RunningBridge {
   /** `http://127.0.0.1:PORT` (the loopback address and the actual port). */
@@ -126,6 +127,14 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     () => closing,
     (req, res, fields) => logWhenDone(options, req, res, () => fields),
   );
+  // MCP over Streamable HTTP: the chat tool runs under the same ceiling as POST /chat.
+  const mcp = createMcpHttpFace({
+    toolbridge,
+    maxPermissions: maxPermissionsOf(options),
+    chatTimeoutMs: options.chatTimeoutMs,
+    healthTimeoutMs: options.healthTimeoutMs,
+  });
+  app.use(mcp.router);
   app.use(
     '/v1',
     createOpenAIRouter({
@@ -176,7 +185,7 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
       const srv = server;
       const serverClosed = srv ? new Promise<void>((resolve) => srv.close(() => resolve())) : Promise.resolve();
       // Aborting in-flight calls kills their tool processes; their requests answer 503 and finish.
-      await toolbridge.close();
+      await Promise.all([toolbridge.close(), mcp.close()]);
       endIdleSockets();
       const grace = setTimeout(() => srv?.closeAllConnections(), options.closeGraceMs);
       grace.unref();
