@@ -1,8 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InvalidRequestError, type ConcurrencyOptions } from '@toolbridge/core';
-import { createToolbridge, type Toolbridge } from 'toolbridge';
+import { createToolbridge, PERMISSION_LEVELS, type Toolbridge } from 'toolbridge';
 import { formatDoctor } from './doctor.js';
+import { serveAcpStdio } from './faces/acp-stdio.js';
 import { serveMcpStdio } from './faces/mcp-stdio.js';
 import { DEFAULT_HOST, DEFAULT_PORT, type BridgeOptions } from './options.js';
 import { startServer, type RunningBridge } from './server.js';
@@ -14,6 +15,7 @@ Commands:
   serve     Run the local HTTP bridge
   doctor    Show the tools on this machine: installed, version, login, usage windows
   mcp       Serve MCP over stdio (tools chat, discover, health) for an MCP host: Claude Code, Codex, Cursor, VS Code
+  acp       Be an Agent Client Protocol agent over stdio for an editor: Zed, JetBrains, Neovim
 
 Options for serve:
   --port <n>            Port to listen on (default ${DEFAULT_PORT}; 0 picks a free port)
@@ -32,13 +34,14 @@ Options for serve:
   --no-warm-up          Do not start warm tool processes or probe the tools as the server starts
   --quiet               Do not write request logs to stderr
 
-Options for mcp:
+Options for mcp and acp:
   --allow-full-permissions
                         Accept chats asking for permissions "full" (refused by default)
-  --approvals <mode>    never (default), or ask: each action an agent wants to take is asked first,
-                        as an MCP elicitation when the host supports it
+  --approvals <mode>    never (default), or ask: each action an agent wants to take is asked first
+                        (MCP: an elicitation when the host supports it; ACP: session/request_permission)
   --approval-fallback <d>
-                        allow or deny (default) an asked action when the host cannot be asked
+                        mcp: allow or deny (default) an asked action when the host cannot be asked
+  --permissions <level> acp: the level every prompt asks for: read-only (default), workspace-write, full
 
 Options for doctor:
   --json                Print the tools and their health as JSON
@@ -78,10 +81,11 @@ const serveOptions = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
-const mcpOptions = {
+const faceOptions = {
   'allow-full-permissions': { type: 'boolean' },
   approvals: { type: 'string' },
   'approval-fallback': { type: 'string' },
+  permissions: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -198,26 +202,27 @@ function oneOf<T extends string>(flag: string, value: string | undefined, allowe
   throw new UsageError(`--${flag} must be one of ${allowed.join(', ')} (got "${value}")`);
 }
 
-/** `toolbridge mcp`: stdout is the protocol's channel, so nothing else may be written there. */
-async function mcp(args: string[], io: CliIo): Promise<number> {
-  const v = parse(args, mcpOptions);
+/** `toolbridge mcp` and `toolbridge acp`: stdout is the protocol's channel, so nothing else may be written there. */
+async function face(which: 'mcp' | 'acp', args: string[], io: CliIo): Promise<number> {
+  const v = parse(args, faceOptions);
   if (v.help) {
     io.stdout(USAGE);
     return 0;
   }
   const approvals = oneOf('approvals', v.approvals, ['ask', 'never'] as const);
   const approvalFallback = oneOf('approval-fallback', v['approval-fallback'], ['allow', 'deny'] as const);
+  const permissions = oneOf('permissions', v.permissions, PERMISSION_LEVELS);
+  if (permissions === 'full' && !v['allow-full-permissions']) throw new UsageError('--permissions full needs --allow-full-permissions');
   const toolbridge = io.toolbridge ?? createToolbridge({ env: io.env });
+  const settings = {
+    toolbridge,
+    ...(v['allow-full-permissions'] ? {} : { maxPermissions: 'workspace-write' as const }),
+    ...(approvals ? { approvals } : {}),
+  };
+  const streams = { ...(io.streams ?? { stdin: process.stdin, stdout: process.stdout }), shutdown: io.shutdown ?? signalShutdown() };
   try {
-    await serveMcpStdio(
-      {
-        toolbridge,
-        ...(v['allow-full-permissions'] ? {} : { maxPermissions: 'workspace-write' as const }),
-        ...(approvals ? { approvals } : {}),
-        ...(approvalFallback ? { approvalFallback } : {}),
-      },
-      { ...(io.streams ?? { stdin: process.stdin, stdout: process.stdout }), shutdown: io.shutdown ?? signalShutdown() },
-    );
+    if (which === 'mcp') await serveMcpStdio({ ...settings, ...(approvalFallback ? { approvalFallback } : {}) }, streams);
+    else await serveAcpStdio({ ...settings, ...(permissions ? { permissions } : {}) }, streams);
     return 0;
   } finally {
     if (!io.toolbridge) await toolbridge.close();
@@ -240,7 +245,8 @@ export async function runCli(argv: readonly string[], io?: Partial<CliIo>): Prom
       case 'doctor':
         return await doctor(rest, full);
       case 'mcp':
-        return await mcp(rest, full);
+      case 'acp':
+        return await face(command, rest, full);
       case '-h':
       case '--help':
       case 'help':

@@ -52,7 +52,7 @@ describe('toolbridge mcp (stdio)', () => {
     const result = await call(mcp.client, { prompt: 'hi' }, { onprogress: (p) => messages.push(p.message ?? '') });
     expect(result.content).toEqual([{ type: 'text', text: 'worker answers' }]);
     expect(result.structuredContent).toMatchObject({ toolId: 'worker', answer: 'worker answers', fallbackUsed: false });
-    expect(messages).toEqual(['command: npm test']);
+    expect(messages).toEqual(['command: npm test', 'plan: Plan']);
     const { tools } = await mcp.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['chat', 'discover', 'health']);
   });

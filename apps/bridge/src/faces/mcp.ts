@@ -44,16 +44,20 @@ const errorResult = (err: unknown): CallToolResult => {
   return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] };
 };
 
-/** Progress for the host: one notification per activity step, so a host resets its timeout while the agent works. */
-function progressReporter(extra: Extra): ((message: string) => void) | undefined {
+/**
+ * Progress for the host: one notification per activity step, so a host resets its timeout while
+ * the agent works. `flush()` waits for those sent: one arriving after the result is dropped.
+ */
+function progressReporter(extra: Extra): { report?: (message: string) => void; flush(): Promise<void> } {
   const token = extra._meta?.progressToken;
-  if (token === undefined) return undefined;
+  let sent = Promise.resolve();
+  if (token === undefined) return { flush: () => sent };
   let progress = 0;
-  return (message) => {
-    void extra
-      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } })
-      .catch(() => undefined);
+  const report = (message: string) => {
+    const params = { progressToken: token, progress: ++progress, message };
+    sent = sent.then(() => extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined));
   };
+  return { report, flush: () => sent };
 }
 
 const DECISION_LABELS: Record<wire.ApprovalDecision, string> = {
@@ -119,7 +123,7 @@ export function createMcpFace(options: McpFaceOptions): McpServer {
           { content: prompt, ...rest, ...(options.approvals === 'ask' ? { approvals: 'ask' as const } : {}) },
           {
             signal: extra.signal,
-            onActivity: progress && ((activity) => progress(activityLine(activity))),
+            onActivity: progress.report && ((activity) => progress.report!(activityLine(activity))),
             onApproval: async (approval) =>
               canElicit
                 ? elicitApproval(server, approval, extra.signal).catch(() => ({
@@ -130,6 +134,7 @@ export function createMcpFace(options: McpFaceOptions): McpServer {
           },
         );
         const answer = response.result.message.content;
+        await progress.flush();
         return {
           content: [{ type: 'text', text: answer }],
           structuredContent: {
