@@ -132,6 +132,7 @@ export function createAcpFace(options: AcpFaceOptions): AgentApp {
       const update = (u: acp.SessionUpdate) =>
         void client.notify('session/update', { sessionId: session.id, update: u }).catch(() => undefined);
       const seen = new Set<string>();
+      let streamed = false;
       try {
         const response = await runFaceTurn(
           options,
@@ -145,7 +146,10 @@ export function createAcpFace(options: AcpFaceOptions): AgentApp {
           },
           {
             signal: turn.signal,
-            onDelta: (t) => update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: t } }),
+            onDelta: (t) => {
+              streamed = true;
+              update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: t } });
+            },
             onActivity: (a) => update(activityUpdate(a, seen, session.cwd)),
             onApproval: async (approval) => {
               const answer = await client.request('session/request_permission', permissionRequest(session.id, approval, session.cwd), {
@@ -159,6 +163,9 @@ export function createAcpFace(options: AcpFaceOptions): AgentApp {
           },
         );
         if (response.sessionId) session.toolbridgeSessionId = response.sessionId;
+        // A tool that answered without streaming (or a structured answer) still shows its answer.
+        const answer = response.result.message.content;
+        if (!streamed && answer) update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: answer } });
         return {
           stopReason: 'end_turn' as const,
           _meta: { toolbridge: { toolId: response.toolId, sessionId: response.sessionId, fallbackUsed: response.fallbackUsed } },
