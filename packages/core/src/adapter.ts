@@ -1,4 +1,5 @@
 import type { ApprovalGate } from './approvals.js';
+import type { McpServerEntry } from './wire/mcp-servers.js';
 import type { ConfigKeySchema, ToolbridgeConfig } from './config.js';
 import type {
   Activity,
@@ -96,6 +97,8 @@ export interface ToolRequest {
   responseFormat?: ResponseFormat;
   /** Continue (or fork) the tool's own session, for adapters whose `features.sessions` says they can. */
   resume?: { nativeSessionId: string; fork: boolean };
+  /** MCP servers whose tools the agent gets for this chat (adapters with `features.mcpServers`); never log them. */
+  mcpServers?: readonly McpServerEntry[];
 }
 
 /** A plain completion (runtimes). */
@@ -140,6 +143,8 @@ export interface AdapterFeatures {
   approvals?: boolean;
   /** Stops a running turn natively on `ctx.interrupt`, keeping the session. */
   interrupt?: boolean;
+  /** Gives the agent the request's `mcpServers` (their calls show as `tool_call` activity). */
+  mcpServers?: boolean;
 }
 
 /**

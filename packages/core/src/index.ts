@@ -32,6 +32,8 @@ export {
   type ApprovalReply,
 } from './wire/approvals.js';
 
+export type { McpServerEntry } from './wire/mcp-servers.js';
+
 // Types and wire schemas
 export * as wire from './wire/index.js';
 export { AGENT_CAPABILITIES, RUNTIME_CAPABILITIES } from './types.js';
@@ -132,7 +134,7 @@ export { imageExtension, sniffImageType } from './images.js';
 export { toChatResponse } from './responses.js';
 export { usageTotals, type UsageTotals } from './usage.js';
 export { modelId, parseModelId, type ModelRef } from './model-id.js';
-export { collectStream, noResultError, type ChatCallOptions } from './execution.js';
+export { collectStream, mcpServersRefusal, noResultError, type ChatCallOptions } from './execution.js';
 export { toolRequestSettings, type SessionLease } from './sessions/plan.js';
 export { newSessionId, SessionStore, type SessionRecord, type SessionStoreOptions } from './sessions/store.js';
 

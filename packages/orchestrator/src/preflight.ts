@@ -1,5 +1,6 @@
 import {
   InvalidRequestError,
+  mcpServersRefusal,
   QuotaExceededError,
   raceAbort,
   RateLimitError,
@@ -63,6 +64,9 @@ export async function preflight(
       }),
     };
   }
+
+  const noMcp = mcpServersRefusal(adapter, request);
+  if (noMcp) return { reason: 'unsupported', error: noMcp };
 
   let state = registry.state(toolId);
   if (loggedOut(state, settings) === 'stale' && adapter.checkAuth) {

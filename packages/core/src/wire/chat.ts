@@ -3,6 +3,7 @@ import { LIMITS } from '../limits.js';
 import { IsoTime, StringEnum, StringOrArray, TaggedUnion, Usage } from './common.js';
 import { ToolType } from './tool.js';
 import { approvalRequestFields } from './approvals.js';
+import { mcpServerRequestFields } from './mcp-servers.js';
 
 export const ChatRole = StringEnum(['system', 'user', 'assistant'] as const);
 export type ChatRole = Static<typeof ChatRole>;
@@ -81,6 +82,7 @@ export const chatRequestFields = {
   ),
   fork: Type.Optional(Type.Boolean({ description: 'With sessionId: start a new session from that point; the original is unchanged' })),
   ...approvalRequestFields,
+  ...mcpServerRequestFields,
 };
 
 export const ChatRequest = Type.Object(chatRequestFields, { additionalProperties: false });
