@@ -1,7 +1,10 @@
+import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InvalidRequestError, type ConcurrencyOptions } from '@toolbridge/core';
-import { createToolbridge, type Toolbridge } from 'toolbridge';
+import { createToolbridge, PERMISSION_LEVELS, type Toolbridge } from 'toolbridge';
 import { formatDoctor, formatUsage } from './doctor.js';
+import { serveAcpStdio } from './faces/acp-stdio.js';
+import { serveMcpStdio } from './faces/mcp-stdio.js';
 import { DEFAULT_HOST, DEFAULT_PORT, type BridgeOptions } from './options.js';
 import { startServer, type RunningBridge } from './server.js';
 import { bridgeVersion } from './version.js';
@@ -11,6 +14,8 @@ export const USAGE = `Usage: toolbridge <command> [options]
 Commands:
   serve     Run the local HTTP bridge
   doctor    Show the tools on this machine: installed, version, login, usage windows
+  mcp       Serve MCP over stdio (tools chat, discover, health) for an MCP host: Claude Code, Codex, Cursor, VS Code
+  acp       Be an Agent Client Protocol agent over stdio for an editor: Zed, JetBrains, Neovim
 
 Options for serve:
   --port <n>            Port to listen on (default ${DEFAULT_PORT}; 0 picks a free port)
@@ -32,6 +37,15 @@ Options for serve:
   --no-warm-up          Do not start warm tool processes or probe the tools as the server starts
   --quiet               Do not write request logs to stderr
 
+Options for mcp and acp:
+  --allow-full-permissions
+                        Accept chats asking for permissions "full" (refused by default)
+  --approvals <mode>    never (default), or ask: each action an agent wants to take is asked first
+                        (MCP: an elicitation when the host supports it; ACP: session/request_permission)
+  --approval-fallback <d>
+                        mcp: allow or deny (default) an asked action when the host cannot be asked
+  --permissions <level> acp: the level every prompt asks for: read-only (default), workspace-write, full
+
 Options for doctor:
   --json                Print the tools and their health as JSON
 
@@ -47,6 +61,8 @@ export interface CliIo {
   shutdown?: Promise<unknown>;
   /** Library instance to use (tests); default: `createToolbridge()` with every adapter. */
   toolbridge?: Toolbridge;
+  /** The MCP stdio channel (default: the process's stdin and stdout). */
+  streams?: { stdin: Readable; stdout: Writable };
   /** Called once the server listens (tests). */
   onListening?(running: RunningBridge): void;
 }
@@ -66,6 +82,14 @@ const serveOptions = {
   'warm-up': { type: 'string', multiple: true },
   'no-warm-up': { type: 'boolean' },
   quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+const faceOptions = {
+  'allow-full-permissions': { type: 'boolean' },
+  approvals: { type: 'string' },
+  'approval-fallback': { type: 'string' },
+  permissions: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -191,6 +215,38 @@ async function doctor(args: string[], io: CliIo): Promise<number> {
   }
 }
 
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined || (allowed as readonly string[]).includes(value)) return value as T | undefined;
+  throw new UsageError(`--${flag} must be one of ${allowed.join(', ')} (got "${value}")`);
+}
+
+/** `toolbridge mcp` and `toolbridge acp`: stdout is the protocol's channel, so nothing else may be written there. */
+async function face(which: 'mcp' | 'acp', args: string[], io: CliIo): Promise<number> {
+  const v = parse(args, faceOptions);
+  if (v.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const approvals = oneOf('approvals', v.approvals, ['ask', 'never'] as const);
+  const approvalFallback = oneOf('approval-fallback', v['approval-fallback'], ['allow', 'deny'] as const);
+  const permissions = oneOf('permissions', v.permissions, PERMISSION_LEVELS);
+  if (permissions === 'full' && !v['allow-full-permissions']) throw new UsageError('--permissions full needs --allow-full-permissions');
+  const toolbridge = io.toolbridge ?? createToolbridge({ env: io.env });
+  const settings = {
+    toolbridge,
+    ...(v['allow-full-permissions'] ? {} : { maxPermissions: 'workspace-write' as const }),
+    ...(approvals ? { approvals } : {}),
+  };
+  const streams = { ...(io.streams ?? { stdin: process.stdin, stdout: process.stdout }), shutdown: io.shutdown ?? signalShutdown() };
+  try {
+    if (which === 'mcp') await serveMcpStdio({ ...settings, ...(approvalFallback ? { approvalFallback } : {}) }, streams);
+    else await serveAcpStdio({ ...settings, ...(permissions ? { permissions } : {}) }, streams);
+    return 0;
+  } finally {
+    if (!io.toolbridge) await toolbridge.close();
+  }
+}
+
 /** The `toolbridge` command. Resolves to the exit code: 0 ok, 1 failure, 2 usage error. */
 export async function runCli(argv: readonly string[], io?: Partial<CliIo>): Promise<number> {
   const full: CliIo = {
@@ -206,6 +262,9 @@ export async function runCli(argv: readonly string[], io?: Partial<CliIo>): Prom
         return await serve(rest, full);
       case 'doctor':
         return await doctor(rest, full);
+      case 'mcp':
+      case 'acp':
+        return await face(command, rest, full);
       case '-h':
       case '--help':
       case 'help':

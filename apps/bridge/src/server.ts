@@ -13,6 +13,7 @@ import { createNativeRouter } from './routes.js';
 import { hasBody, hostCheck, jsonOnly, originCheck, tokenCheck } from './security.js';
 import { bridgeVersion } from './version.js';
 import { createOpenAIRouter } from './openai/router.js';
+import { createMcpHttpFace } from './faces/mcp-http.js';
 
 export interface RunningBridge {
   /** `http://127.0.0.1:PORT` (the loopback address and the actual port). */
@@ -128,6 +129,14 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     () => closing,
     (req, res, fields) => logWhenDone(options, req, res, () => fields),
   );
+  // MCP over Streamable HTTP: the chat tool runs under the same ceiling as POST /chat.
+  const mcp = createMcpHttpFace({
+    toolbridge,
+    maxPermissions: maxPermissionsOf(options),
+    chatTimeoutMs: options.chatTimeoutMs,
+    healthTimeoutMs: options.healthTimeoutMs,
+  });
+  app.use(mcp.router);
   app.use(
     '/v1',
     createOpenAIRouter({
@@ -179,7 +188,7 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
       const serverClosed = srv ? new Promise<void>((resolve) => srv.close(() => resolve())) : Promise.resolve();
       if (options.warmUp) await recent.close();
       // Aborting in-flight calls kills their tool processes; their requests answer 503 and finish.
-      await toolbridge.close();
+      await Promise.all([toolbridge.close(), mcp.close()]);
       endIdleSockets();
       const grace = setTimeout(() => srv?.closeAllConnections(), options.closeGraceMs);
       grace.unref();

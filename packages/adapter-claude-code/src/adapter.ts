@@ -78,6 +78,7 @@ export function createClaudeCodeAdapter(options: ClaudeCodeAdapterOptions = {}):
       activity: true,
       permissions: ['read-only', 'workspace-write', 'full'],
       additionalDirs: true,
+      mcpServers: true,
       ...(options.warm === false ? {} : { warm: true }),
       approvals: true,
       interrupt: true,
@@ -116,7 +117,8 @@ export function createClaudeCodeAdapter(options: ClaudeCodeAdapterOptions = {}):
       const turn: TurnSettings = { access, model: request.model ?? s.model, maxTurns: s.maxTurns, persist };
       const onRateLimit = (info: RateLimitInfo) => recordRateLimit(info, ctx.env);
       return (async function* () {
-        if (yield* warm.stream(request, ctx, turn, onRateLimit)) return;
+        // A warm process was started with fixed flags: a chat with its own MCP servers runs on its own.
+        if (!request.mcpServers?.length && (yield* warm.stream(request, ctx, turn, onRateLimit))) return;
         yield* printTurn(options, request, ctx, turn, onRateLimit);
       })();
     },

@@ -14,6 +14,8 @@ export interface ChatArgsInput {
   persistSession: boolean;
   /** Continue this Claude Code session (`--resume`), or start a copy of it (`--fork-session`). */
   resume?: { nativeSessionId: string; fork: boolean };
+  /** The request's MCP servers: their config file, and their names (each allowed as `mcp__<name>`). */
+  mcp?: { configFile: string; servers: readonly string[] };
   extraArgs: readonly string[];
 }
 
@@ -41,6 +43,8 @@ export function buildChatArgs(input: ChatArgsInput): string[] {
     if (input.resume.fork) args.push('--fork-session');
   }
   if (!input.persistSession) args.push('--no-session-persistence');
+  // The caller chose these servers for this chat: their tools are allowed (Claude Code denies unlisted MCP tools).
+  if (input.mcp) args.push('--mcp-config', input.mcp.configFile, '--allowedTools', input.mcp.servers.map((s) => `mcp__${s}`).join(','));
   if (input.systemPromptFile) {
     args.push(input.systemPromptMode === 'replace' ? '--system-prompt-file' : '--append-system-prompt-file', input.systemPromptFile);
   }

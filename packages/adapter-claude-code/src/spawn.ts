@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseJsonLine, spawnProcess, systemText, toolFailure, type RunningProcess } from '@toolbridge/adapter-kit';
+import { mcpConfigJson, parseJsonLine, spawnProcess, systemText, toolFailure, type RunningProcess } from '@toolbridge/adapter-kit';
 import { answerToolUse, controlResponseLine } from './approvals.js';
 import type { ChatContext, PermissionLevel, StreamEvent, ToolRequest } from '@toolbridge/core';
 import { buildChatArgs } from './argv.js';
@@ -29,17 +29,26 @@ export interface TurnSettings {
 const AFTER_RESULT_GRACE_MS = 1500;
 
 /** The files a run needs, in the call's private scratch directory (removed by core afterwards). */
-export async function runFiles(ctx: ChatContext, request: ToolRequest): Promise<{ tmpDir: string; systemPromptFile?: string }> {
+export async function runFiles(
+  ctx: ChatContext,
+  request: ToolRequest,
+): Promise<{ tmpDir: string; systemPromptFile?: string; mcpConfigFile?: string }> {
   const scratch = await ctx.scratchDir();
   // Claude Code leaves files under $TMPDIR (probe files, image copies, background job output): a private one goes with
   // the call (shared by its repair turn).
   const tmpDir = path.join(scratch, 'tmp');
   await mkdir(tmpDir, { mode: 0o700, recursive: true });
+  // The request's MCP servers go by file: their env and headers hold secrets that argv would show to every user.
+  let mcpConfigFile: string | undefined;
+  if (request.mcpServers?.length) {
+    mcpConfigFile = path.join(scratch, 'mcp.json');
+    await writeFile(mcpConfigFile, JSON.stringify(mcpConfigJson(request.mcpServers)), { mode: 0o600 });
+  }
   const system = systemText(request.messages);
-  if (!system.trim()) return { tmpDir };
+  if (!system.trim()) return { tmpDir, ...(mcpConfigFile ? { mcpConfigFile } : {}) };
   const systemPromptFile = path.join(scratch, 'system-prompt.md');
   await writeFile(systemPromptFile, system, { mode: 0o600 });
-  return { tmpDir, systemPromptFile };
+  return { tmpDir, systemPromptFile, ...(mcpConfigFile ? { mcpConfigFile } : {}) };
 }
 
 /** The environment of a Claude Code run. */
@@ -69,7 +78,7 @@ export async function* printTurn(
 ): AsyncGenerator<StreamEvent> {
   let proc: RunningProcess | undefined;
   try {
-    const { tmpDir, systemPromptFile } = await runFiles(ctx, request);
+    const { tmpDir, systemPromptFile, mcpConfigFile } = await runFiles(ctx, request);
     const structured = request.responseFormat ? nativeSchema(request.responseFormat) : undefined;
     const mode = o.systemPrompt ?? 'auto';
     const args = buildChatArgs({
@@ -81,6 +90,7 @@ export async function* printTurn(
       systemPromptMode: mode === 'auto' ? (turn.access.access === 'none' ? 'replace' : 'append') : mode,
       persistSession: turn.persist,
       ...(request.resume ? { resume: request.resume } : {}),
+      ...(mcpConfigFile ? { mcp: { configFile: mcpConfigFile, servers: request.mcpServers!.map((m) => m.name) } } : {}),
       extraArgs: o.extraArgs ?? [],
     });
     ctx.signal.throwIfAborted();

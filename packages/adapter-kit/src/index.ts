@@ -5,6 +5,7 @@
  */
 export { otherActivity } from './activity.js';
 export { approveAction, insideRoots, refusedByLevel } from './approvals.js';
+export { acpMcpServers, mcpConfigJson, type AcpMcpServer, type McpConfigServer } from './mcp-servers.js';
 export { adapterConfig, configPrefix, type AdapterConfig, type KeyDeclaration } from './config.js';
 export { defineAdapter, type AdapterSpec } from './define.js';
 export { alreadyLoggedIn, firstSignInUrl, LoginManager, type LoginSpec } from './login.js';
@@ -32,7 +33,6 @@ export { AcpTransport, type AcpLaunch, type AcpTransportSpec } from './acp-trans
 export {
   acpTurn,
   promptBlocks,
-  type AcpMcpServer,
   type AcpNotice,
   type AcpPromptResponse,
   type AcpTurnEnd,

@@ -1,4 +1,5 @@
 import type { ApprovalGate } from './approvals.js';
+import type { McpServerEntry } from './wire/mcp-servers.js';
 import type { ConfigKeySchema, ToolbridgeConfig } from './config.js';
 import type { Approval } from './wire/approvals.js';
 import type {
@@ -103,6 +104,8 @@ export interface ToolRequest {
   responseFormat?: ResponseFormat;
   /** Continue (or fork) the tool's own session, for adapters whose `features.sessions` says they can. */
   resume?: { nativeSessionId: string; fork: boolean };
+  /** MCP servers whose tools the agent gets for this chat (adapters with `features.mcpServers`); never log them. */
+  mcpServers?: readonly McpServerEntry[];
 }
 
 /** A plain completion (runtimes). */
@@ -147,6 +150,8 @@ export interface AdapterFeatures {
   approvals?: boolean;
   /** Stops a running turn natively on `ctx.interrupt`, keeping the session. */
   interrupt?: boolean;
+  /** Gives the agent the request's `mcpServers` (their calls show as `tool_call` activity). */
+  mcpServers?: boolean;
 }
 
 /**

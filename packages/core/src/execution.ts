@@ -87,7 +87,16 @@ export function refusalOf(deps: ExecutionDeps, adapter: ToolAdapter, request: Va
       });
     }
   }
-  return undefined;
+  return mcpServersRefusal(adapter, request);
+}
+
+/** `mcpServers` to a tool that cannot take them: refused (one tool) or skipped (fallback), never silently dropped. */
+export function mcpServersRefusal(adapter: ToolAdapter, request: ValidChatRequest): ToolbridgeError | undefined {
+  if (!request.mcpServers?.length || adapter.features.mcpServers) return undefined;
+  return new InvalidRequestError(`${adapter.name} cannot be given MCP servers`, {
+    toolId: adapter.id,
+    publicDetails: { reason: 'unsupported', feature: 'mcpServers' },
+  });
 }
 
 /**

@@ -33,6 +33,8 @@ export {
   type ApprovalReply,
 } from './wire/approvals.js';
 
+export type { McpServerEntry } from './wire/mcp-servers.js';
+
 // Types and wire schemas
 export * as wire from './wire/index.js';
 export {
@@ -148,7 +150,7 @@ export { imageExtension, sniffImageType } from './images.js';
 export { toChatResponse } from './responses.js';
 export { usageTotals, type UsageTotals } from './usage.js';
 export { modelId, parseModelId, type ModelRef } from './model-id.js';
-export { approvalsRefusal, collectStream, noResultError, type ChatCallOptions } from './execution.js';
+export { approvalsRefusal, collectStream, mcpServersRefusal, noResultError, type ChatCallOptions } from './execution.js';
 export { toolRequestSettings, type SessionLease } from './sessions/plan.js';
 export { newSessionId, SessionStore, type SessionRecord, type SessionStoreOptions } from './sessions/store.js';
 

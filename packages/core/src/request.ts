@@ -8,6 +8,7 @@ import { compileResponseFormat, type StructuredOutput } from './structured.js';
 import { quoted } from './text.js';
 import type { ChatMessage, ChatRequest, ContentPart, PermissionLevel, ToolMessage } from './types.js';
 import { ChatRequest as ChatRequestSchema } from './wire/chat.js';
+import type { McpServerEntry } from './wire/mcp-servers.js';
 
 const VALID = Symbol.for('toolbridge.validChatRequest');
 
@@ -36,6 +37,8 @@ export interface ValidChatRequest {
   /** `ask`: side-effecting actions are asked first (`ctx.approvals`); absent means `never`. */
   approvals?: 'ask';
   approvalTimeoutMs?: number;
+  /** MCP servers the agent gets for this chat (checked: unique names, exactly one of command / url). */
+  mcpServers?: McpServerEntry[];
 }
 
 export type RequestOrigin = 'library' | 'http';
@@ -103,7 +106,36 @@ export async function completeChatRequest(req: ChatRequest, origin: RequestOrigi
     imageCount,
     ...(req.approvals === 'ask' ? { approvals: 'ask' as const } : {}),
     ...(req.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: req.approvalTimeoutMs } : {}),
+    ...(req.mcpServers?.length ? { mcpServers: mcpServersOf(req.mcpServers) } : {}),
   };
+}
+
+/**
+ * The checks of `mcpServers` a schema cannot make. Messages name the entry by index and name,
+ * never its env or headers (they hold secrets).
+ */
+function mcpServersOf(entries: NonNullable<ChatRequest['mcpServers']>): McpServerEntry[] {
+  const names = new Set<string>();
+  return entries.map((e, i) => {
+    const where = `mcpServers.${i} (${quoted(e.name)})`;
+    if (names.has(e.name)) throw new InvalidRequestError(`${where}: the name is used twice`);
+    names.add(e.name);
+    if ((e.command === undefined) === (e.url === undefined)) throw new InvalidRequestError(`${where} needs either "command" or "url"`);
+    if (e.command !== undefined) {
+      if (e.headers) throw new InvalidRequestError(`${where}: "headers" go with "url", not "command"`);
+      return { name: e.name, command: e.command, ...(e.args ? { args: e.args } : {}), ...(e.env ? { env: e.env } : {}) };
+    }
+    if (e.args || e.env) throw new InvalidRequestError(`${where}: "args" and "env" go with "command", not "url"`);
+    let url: URL | undefined;
+    try {
+      url = new URL(e.url!);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      throw new InvalidRequestError(`${where}: "url" must be an http or https URL`);
+    return { name: e.name, url: e.url!, ...(e.headers ? { headers: e.headers } : {}) };
+  });
 }
 
 /** An existing directory, as an absolute path. Over HTTP a relative path has no meaning: it is refused. */

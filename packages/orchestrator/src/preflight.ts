@@ -1,6 +1,7 @@
 import {
   approvalsRefusal,
   InvalidRequestError,
+  mcpServersRefusal,
   QuotaExceededError,
   raceAbort,
   RateLimitError,
@@ -66,6 +67,9 @@ export async function preflight(
       }),
     };
   }
+
+  const noMcp = mcpServersRefusal(adapter, request);
+  if (noMcp) return { reason: 'unsupported', error: noMcp };
 
   let state = registry.state(toolId);
   if (loggedOut(state, settings) === 'stale' && adapter.checkAuth) {

@@ -3,7 +3,8 @@
 import { failureText, isTokenFailure, type ApiFailure } from './api-errors.js';
 import { ApiError, getJson, handleTokenFailures, sendJson } from './api.js';
 import { ConfigPanel } from './config-panel.js';
-import { byId, keepFocus } from './dom.js';
+import { connectEntries } from './connect.js';
+import { append, byId, el, keepFocus } from './dom.js';
 import { formatAge } from './format.js';
 import { Playground } from './playground.js';
 import { SessionsPanel } from './sessions-panel.js';
@@ -35,6 +36,14 @@ const state = {
   checkedAt: 0,
   askingForToken: false,
 };
+
+append(
+  byId('connect'),
+  ...connectEntries(location.origin).flatMap((e) => [
+    el('dt', {}, e.title),
+    el('dd', {}, el('code', {}, e.value), ' ', el('span', { class: 'hint' }, e.hint)),
+  ]),
+);
 
 const playground = new Playground();
 const configPanel = new ConfigPanel();

@@ -58,6 +58,7 @@ export function toolRequestSettings(req: ValidChatRequest): Omit<ToolRequest, 'm
     ...(req.permissions !== undefined ? { permissions: req.permissions } : {}),
     additionalDirs: req.additionalDirs,
     ...(req.structured ? { responseFormat: req.structured.format } : {}),
+    ...(req.mcpServers ? { mcpServers: req.mcpServers } : {}),
   };
 }
 

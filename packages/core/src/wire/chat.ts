@@ -4,6 +4,7 @@ import { IsoTime, StringEnum, StringOrArray, TaggedUnion, Usage } from './common
 import { ToolType } from './tool.js';
 import { RouteInfo } from './usage.js';
 import { approvalRequestFields } from './approvals.js';
+import { mcpServerRequestFields } from './mcp-servers.js';
 
 export const ChatRole = StringEnum(['system', 'user', 'assistant'] as const);
 export type ChatRole = Static<typeof ChatRole>;
@@ -82,6 +83,7 @@ export const chatRequestFields = {
   ),
   fork: Type.Optional(Type.Boolean({ description: 'With sessionId: start a new session from that point; the original is unchanged' })),
   ...approvalRequestFields,
+  ...mcpServerRequestFields,
 };
 
 export const ChatRequest = Type.Object(chatRequestFields, { additionalProperties: false });

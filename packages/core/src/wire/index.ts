@@ -11,3 +11,4 @@ export * from './session.js';
 export * from './errors.js';
 export * from './approvals.js';
 export * from './usage.js';
+export * from './mcp-servers.js';
