@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InvalidRequestError, type ConcurrencyOptions } from '@toolbridge/core';
 import { createToolbridge, type Toolbridge } from 'toolbridge';
-import { formatDoctor } from './doctor.js';
+import { formatDoctor, formatUsage } from './doctor.js';
 import { DEFAULT_HOST, DEFAULT_PORT, type BridgeOptions } from './options.js';
 import { startServer, type RunningBridge } from './server.js';
 import { bridgeVersion } from './version.js';
@@ -26,6 +26,9 @@ Options for serve:
                         beyond that a chat is refused at once with 503 and Retry-After
   --allow-full-permissions
                         Accept chats asking for permissions "full" without a token (refused by default)
+  --warm-up <tool>      Start this tool's warm processes as the server starts (repeatable); by default
+                        only tools that are logged in and were used in the last 7 days start them
+                        then, the others on their first chat
   --no-warm-up          Do not start warm tool processes or probe the tools as the server starts
   --quiet               Do not write request logs to stderr
 
@@ -60,6 +63,7 @@ const serveOptions = {
   'max-concurrent': { type: 'string', multiple: true },
   'max-queued': { type: 'string', multiple: true },
   'allow-full-permissions': { type: 'boolean' },
+  'warm-up': { type: 'string', multiple: true },
   'no-warm-up': { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -137,7 +141,7 @@ async function serve(args: string[], io: CliIo): Promise<number> {
     ...(io.toolbridge ? {} : { toolbridgeOptions: { env: io.env, ...(concurrency ? { concurrency } : {}) } }),
     logger: v.quiet ? false : (entry) => io.stderr(JSON.stringify(entry) + '\n'),
     allowFullPermissions: v['allow-full-permissions'] === true,
-    warmUp: v['no-warm-up'] !== true,
+    warmUp: v['no-warm-up'] === true ? false : (v['warm-up'] ?? true),
     ...(io.toolbridge ? { toolbridge: io.toolbridge } : {}),
   };
   let running: RunningBridge;
@@ -166,7 +170,21 @@ async function doctor(args: string[], io: CliIo): Promise<number> {
   const toolbridge = io.toolbridge ?? createToolbridge({ env: io.env });
   try {
     const [tools, health] = await Promise.all([toolbridge.discover(), toolbridge.checkAllToolsHealth()]);
-    io.stdout(v.json ? JSON.stringify({ tools, health }, null, 2) + '\n' : formatDoctor(tools, health));
+    const now = new Date();
+    const usage = await toolbridge.usageHistory({ until: now });
+    const days = Array.from({ length: 7 }, (_, i) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 6 + i)));
+    const byDay = await Promise.all(
+      days.map(async (d) => ({
+        day: d.toISOString().slice(0, 10),
+        summary: await toolbridge.usageHistory({ since: d, until: new Date(d.getTime() + 86_399_999) }),
+      })),
+    );
+    const windows = await toolbridge.windowHistory({ since: usage.since });
+    io.stdout(
+      v.json
+        ? JSON.stringify({ tools, health, usage, windows }, null, 2) + '\n'
+        : `${formatDoctor(tools, health, now)}\n${formatUsage(usage, byDay, windows, now)}`,
+    );
     return 0;
   } finally {
     if (!io.toolbridge) await toolbridge.close();

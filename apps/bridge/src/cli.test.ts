@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { createToolbridge } from 'toolbridge';
 import { runCli, USAGE } from './cli-main.js';
-import { formatDoctor } from './doctor.js';
+import { formatDoctor, formatUsage } from './doctor.js';
+import type { UsageSummary } from '@toolbridge/core';
 import type { RunningBridge } from './server.js';
 import { memoryAdapter } from './testing/adapters.js';
 
@@ -197,5 +198,47 @@ describe('toolbridge command', () => {
       ],
     );
     expect(text).toBe('TOOL  INSTALLED  VERSION  AUTH        USAGE\na     yes        1        not needed  -\n');
+  });
+
+  it('formatUsage prints chats and tokens per tool, tokens per day and the latest windows', () => {
+    const summary = (groups: UsageSummary['groups']): UsageSummary => ({
+      since: '2026-03-03T00:00:00.000Z',
+      until: '2026-03-10T00:00:00.000Z',
+      groupBy: 'tool',
+      groups,
+    });
+    const codex = { key: 'codex', chats: 3, succeeded: 2, failed: 1, inputTokens: 100, outputTokens: 20, cachedInputTokens: 40 };
+    const text = formatUsage(
+      summary([codex, { ...codex, key: 'claude-code', chats: 1, succeeded: 1, failed: 0, costUsd: 0.0123 }]),
+      [
+        { day: '2026-03-08', summary: summary([]) },
+        { day: '2026-03-09', summary: summary([codex]) },
+      ],
+      [
+        {
+          toolId: 'codex',
+          at: '2026-03-09T10:00:00.000Z',
+          windows: { five_hour: { usedPercentage: 40, remainingPercentage: 60, resetsAt: '2026-03-09T12:30:00.000Z' } },
+        },
+      ],
+      new Date('2026-03-09T11:00:00.000Z'),
+    );
+    expect(text).toBe(
+      [
+        'Usage since 2026-03-03:',
+        '  TOOL         CHATS  OK  FAILED  INPUT  OUTPUT  CACHED  COST',
+        '  codex        3      2   1       100    20      40      -',
+        '  claude-code  1      1   0       100    20      40      $0.0123',
+        '',
+        'Tokens per day (input + output):',
+        '  2026-03-08  -',
+        '  2026-03-09  codex 120',
+        '',
+        'Usage windows over time:',
+        '  codex',
+        '    2026-03-09 10:00  five_hour 40% used, resets in 1h30m',
+        '',
+      ].join('\n'),
+    );
   });
 });

@@ -258,6 +258,32 @@ describe('dashboard in Chromium', () => {
       .waitFor();
   });
 
+  it('the Usage section plots the windows over time, tokens per tool per day and chats by outcome as inline SVG', async () => {
+    await page.getByRole('button', { name: 'Reload usage' }).click();
+    const section = page.locator('#usage');
+    const codex = section.getByRole('img', { name: 'codex usage windows, % used' });
+    await codex.waitFor();
+    // Both Codex windows as lines (one snapshot each: a point), with their reset markers.
+    await expect(codex.locator('g.series').evaluateAll((gs) => gs.map((g) => g.getAttribute('data-label')))).resolves.toEqual([
+      'five_hour',
+      'seven_day',
+    ]);
+    await expect(codex.locator('line.marker').count()).resolves.toBeGreaterThanOrEqual(1);
+    const outcomes = section.getByRole('img', { name: 'Chats by outcome' });
+    const titles = await outcomes.locator('rect title').allTextContents();
+    const usage = (await apiGet('/usage')) as { groups: Array<{ key: string; succeeded: number; failed: number }> };
+    const expected = usage.groups.flatMap((g) => [
+      ...(g.succeeded ? [`${g.key} · succeeded: ${g.succeeded}`] : []),
+      ...(g.failed ? [`${g.key} · failed: ${g.failed}`] : []),
+    ]);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(titles).toEqual(expected);
+    const tokens = section.getByRole('img', { name: 'Tokens per tool per day' });
+    await expect(tokens.locator('g.bar').count()).resolves.toBe(7);
+    await expect(tokens.locator('rect').count()).resolves.toBeGreaterThan(0);
+    await expect(page.locator('#usage-status').textContent()).resolves.toMatch(/chats? in the last 7 days/);
+  });
+
   it('loaded nothing from any other origin and broke no CSP rule', async () => {
     const origin = new URL(bridge.url).origin;
     expect(requests.map((r) => r.url()).filter((u) => new URL(u).origin !== origin)).toEqual([]);

@@ -1,4 +1,4 @@
-import type { HealthRecord, Tool, UsageLimits } from '@toolbridge/core';
+import type { HealthRecord, Tool, UsageLimits, UsageSummary, WindowSnapshot } from '@toolbridge/core';
 
 function pad(cells: string[][]): string {
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
@@ -59,4 +59,51 @@ export function formatDoctor(tools: readonly Tool[], health: readonly HealthReco
     if (reason && (!available || h?.authStatus === 'unauthenticated')) notes.push(`  ${t.id}: ${reason}`);
   }
   return pad(rows) + (notes.length ? `\n\nNotes:\n${notes.join('\n')}` : '') + '\n';
+}
+
+/** Snapshots of each tool's windows shown in text (the newest). */
+const WINDOW_LINES = 5;
+
+/**
+ * The dashboard's Usage plots in text: chats and tokens per tool over the period, tokens per tool
+ * per day, and each tool's latest window snapshots with their resets.
+ */
+export function formatUsage(
+  byTool: UsageSummary,
+  byDay: ReadonlyArray<{ day: string; summary: UsageSummary }>,
+  snapshots: readonly WindowSnapshot[],
+  now = new Date(),
+): string {
+  const out = [`Usage since ${byTool.since.slice(0, 10)}:`];
+  if (byTool.groups.length === 0) out.push('  no chats recorded');
+  else {
+    const rows = [['  TOOL', 'CHATS', 'OK', 'FAILED', 'INPUT', 'OUTPUT', 'CACHED', 'COST']];
+    for (const g of byTool.groups) {
+      rows.push([
+        `  ${g.key}`,
+        String(g.chats),
+        String(g.succeeded),
+        String(g.failed),
+        String(g.inputTokens),
+        String(g.outputTokens),
+        String(g.cachedInputTokens),
+        g.costUsd !== undefined ? `$${g.costUsd.toFixed(4)}` : '-',
+      ]);
+    }
+    out.push(pad(rows));
+    out.push('', 'Tokens per day (input + output):');
+    for (const { day, summary } of byDay) {
+      const parts = summary.groups.map((g) => `${g.key} ${g.inputTokens + g.outputTokens}`);
+      out.push(`  ${day}  ${parts.length ? parts.join(', ') : '-'}`);
+    }
+  }
+  const tools = [...new Set(snapshots.map((s) => s.toolId))];
+  if (tools.length) out.push('', 'Usage windows over time:');
+  for (const toolId of tools) {
+    out.push(`  ${toolId}`);
+    for (const snap of snapshots.filter((s) => s.toolId === toolId).slice(-WINDOW_LINES)) {
+      out.push(`    ${snap.at.slice(0, 16).replace('T', ' ')}  ${usageText({ status: 'available', windows: snap.windows }, now)}`);
+    }
+  }
+  return out.join('\n') + '\n';
 }

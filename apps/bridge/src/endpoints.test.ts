@@ -270,9 +270,12 @@ describe('bridge endpoints', () => {
       '/health',
       '/health/{toolId}',
       '/openapi.json',
+      '/queue',
       '/sessions',
       '/sessions/{sessionId}',
       '/sessions/{sessionId}/interrupt',
+      '/usage',
+      '/usage/windows',
     ]);
     expect(doc.components.schemas.ToolChatRequest).toEqual(JSON.parse(JSON.stringify(toolChatRequestSchema)));
     expect(doc.components.schemas.FallbackChatRequest).toEqual(JSON.parse(JSON.stringify(fallbackChatRequestSchema)));

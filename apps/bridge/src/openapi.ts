@@ -1,4 +1,4 @@
-import { ROUTE_TABLE, SCHEMAS, type RouteDoc } from './route-table.js';
+import { ROUTE_TABLE, SCHEMAS, type QueryParam, type RouteDoc } from './route-table.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown) => ({ 'application/json': { schema } });
@@ -24,12 +24,15 @@ const PATH_PARAMS = {
   approvalId: 'An approval id, apr_… (from the approval event or GET /approvals)',
 } as const;
 
-const refreshParam = {
-  name: 'refresh',
-  in: 'query',
-  required: false,
-  schema: { type: 'string', enum: ['true', 'false', '1', '0'] },
-  description: 'Probe again instead of using the short-lived cache',
+const QUERY_PARAMS: Record<QueryParam, { schema: Record<string, unknown>; description: string }> = {
+  refresh: {
+    schema: { type: 'string', enum: ['true', 'false', '1', '0'] },
+    description: 'Probe again instead of using the short-lived cache',
+  },
+  since: { schema: { type: 'string', format: 'date-time' }, description: 'Start of the period (ISO 8601; default: 7 days before `until`)' },
+  until: { schema: { type: 'string', format: 'date-time' }, description: 'End of the period (ISO 8601; default: now)' },
+  groupBy: { schema: { type: 'string', enum: ['tool', 'day', 'model'] }, description: 'How to group the chats (default: tool)' },
+  toolId: { schema: { type: 'string' }, description: 'Only this tool' },
 };
 
 function operation(path: string, doc: RouteDoc) {
@@ -49,7 +52,9 @@ function operation(path: string, doc: RouteDoc) {
   return {
     operationId: doc.operationId,
     summary: doc.summary,
-    ...(params.length || doc.query ? { parameters: [...params, ...(doc.query?.includes('refresh') ? [refreshParam] : [])] } : {}),
+    ...(params.length || doc.query
+      ? { parameters: [...params, ...(doc.query ?? []).map((name) => ({ name, in: 'query', required: false, ...QUERY_PARAMS[name] }))] }
+      : {}),
     ...(doc.body ? { requestBody: { required: doc.body.required, content: json(ref(doc.body.schema)) } } : {}),
     responses: {
       [String(doc.response.status)]: { description: doc.response.description, ...(content ? { content } : {}) },

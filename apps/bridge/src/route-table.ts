@@ -5,13 +5,16 @@ import { approvalReplySchema, authRequestSchema, fallbackChatRequestSchema, tool
 export interface RouteDoc {
   operationId: string;
   summary: string;
-  query?: readonly 'refresh'[];
+  query?: readonly QueryParam[];
   body?: { schema: string; required: boolean };
   response: { status: 200 | 202 | 204; description: string; schema?: unknown; sse?: string };
   errors: readonly number[];
 }
 
 export type Method = 'get' | 'put' | 'post' | 'delete';
+
+/** Query parameters a route reads (documented once, in openapi.ts). */
+export type QueryParam = 'refresh' | 'since' | 'until' | 'groupBy' | 'toolId';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const object = (properties: Record<string, unknown>) => ({ type: 'object', required: Object.keys(properties), properties });
@@ -39,6 +42,10 @@ export const SCHEMAS = {
   FallbackChatResponse: wire.FallbackChatResponse,
   SessionSummary: wire.SessionSummary,
   SessionDetail: wire.SessionDetail,
+  RouteInfo: wire.RouteInfo,
+  QueueResponse: wire.QueueResponse,
+  UsageSummary: wire.UsageSummary,
+  WindowSnapshots: wire.WindowSnapshots,
 } as const;
 
 const CHAT_SSE =
@@ -122,6 +129,32 @@ export const ROUTE_TABLE = {
         sse: `${CHAT_SSE}; attempt <Attempt>`,
       },
       errors: [400, 401, 403, 404, 409, 413, 415, 429, 500, 502, 503, 504],
+    },
+  },
+  '/queue': {
+    get: {
+      operationId: 'getQueue',
+      summary: 'Fallback chats waiting for a usage window to reset (waitForQuota), and when each will run',
+      response: { status: 200, description: 'The waiting chats', schema: ref('QueueResponse') },
+      errors: [],
+    },
+  },
+  '/usage': {
+    get: {
+      operationId: 'getUsage',
+      summary: 'Chats recorded by the usage ledger in a period (default: the last 7 days), grouped by tool, day (UTC) or model',
+      query: ['since', 'until', 'groupBy'],
+      response: { status: 200, description: 'Counts, tokens and reported cost per group', schema: ref('UsageSummary') },
+      errors: [400],
+    },
+  },
+  '/usage/windows': {
+    get: {
+      operationId: 'getUsageWindows',
+      summary: "Each tool's usage windows each time they changed, oldest first",
+      query: ['toolId', 'since'],
+      response: { status: 200, description: 'Window snapshots', schema: ref('WindowSnapshots') },
+      errors: [400, 404],
     },
   },
   '/sessions': {

@@ -1,4 +1,4 @@
-import { InvalidRequestError, quoted, type ValidChatRequest } from '@toolbridge/core';
+import { dateParam, InvalidRequestError, quoted, ToolNotFoundError, usageQuery, type ValidChatRequest } from '@toolbridge/core';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { FallbackStreamEvent, ToolStreamEvent } from 'toolbridge';
 import { envelopeOf, httpError } from './errors.js';
@@ -35,7 +35,7 @@ function resource(router: Router, path: string, handlers: Partial<Record<Method,
       res.status(204).end();
       return;
     }
-    next(httpError('method_not_allowed', 405, `${req.method} is not allowed on ${path} (allowed: ${allow})`));
+    next(httpError('method_not_allowed', `${req.method} is not allowed on ${path} (allowed: ${allow})`));
   });
 }
 
@@ -78,7 +78,6 @@ export function createNativeRouter(ctx: RouteContext): Router {
     if (request.permissions === 'full' && maxPermissions) {
       throw httpError(
         'forbidden',
-        403,
         'permissions "full" is refused: start the bridge with a token (--token) or with --allow-full-permissions to allow it',
       );
     }
@@ -161,10 +160,21 @@ export function createNativeRouter(ctx: RouteContext): Router {
 
     '/chat': {
       post: async (req, res) => {
-        const { providers, retries, perAttemptTimeoutMs, timeoutMs, stream, request } = await parseFallbackChatBody(req.body);
+        const { providers, retries, perAttemptTimeoutMs, timeoutMs, route, waitForQuota, stream, request } = await parseFallbackChatBody(
+          req.body,
+        );
         res.locals.toolId = providers.join(',');
         const signal = clientSignal(res);
-        const call = { providers, retries, perAttemptTimeoutMs, timeoutMs: timeoutMs ?? options.chatTimeoutMs, signal, maxPermissions };
+        const call = {
+          providers,
+          retries,
+          perAttemptTimeoutMs,
+          timeoutMs: timeoutMs ?? options.chatTimeoutMs,
+          signal,
+          maxPermissions,
+          route,
+          waitForQuota,
+        };
         if (!stream) {
           const response = await toolbridge.chat(permitted(request), call);
           res.locals.toolId = response.toolId;
@@ -192,6 +202,29 @@ export function createNativeRouter(ctx: RouteContext): Router {
             }
           },
         });
+      },
+    },
+
+    '/queue': {
+      get: (_req, res) => {
+        res.json({ waiting: toolbridge.waiting() });
+      },
+    },
+
+    '/usage': {
+      get: async (req, res) => {
+        const q = req.query;
+        res.json(await toolbridge.usageHistory(usageQuery({ since: q.since, until: q.until, groupBy: q.groupBy })));
+      },
+    },
+
+    '/usage/windows': {
+      get: async (req, res) => {
+        const toolId = req.query.toolId;
+        if (toolId !== undefined && (typeof toolId !== 'string' || !toolbridge.registry.has(toolId))) {
+          throw new ToolNotFoundError(String(toolId), { known: [...toolbridge.registry.toolIds] });
+        }
+        res.json({ snapshots: await toolbridge.windowHistory({ toolId, since: dateParam(req.query.since, 'since') }) });
       },
     },
 

@@ -35,6 +35,7 @@ export const fallbackChatRequestSchema = Type.Object(
     ),
     perAttemptTimeoutMs: Type.Optional(Type.Integer({ ...timeoutMs, description: 'Time allowed for each attempt, in milliseconds' })),
     timeoutMs: Type.Optional(Type.Integer({ ...timeoutMs, description: 'Time allowed for the whole fallback chat, in milliseconds' })),
+    ...wire.fallbackRouteFields,
     stream: Type.Optional(stream),
   },
   { additionalProperties: false },
@@ -58,6 +59,8 @@ export interface FallbackChatBody extends ToolChatBody {
   providers: string[];
   retries?: number;
   perAttemptTimeoutMs?: number;
+  route?: wire.RoutePolicy;
+  waitForQuota?: number;
 }
 
 export interface AuthBody {
@@ -91,6 +94,8 @@ export async function parseFallbackChatBody(body: unknown): Promise<FallbackChat
     perAttemptTimeoutMs,
     timeoutMs: t,
     stream: s,
+    route,
+    waitForQuota,
     ...fields
   } = check<FallbackChatFields>(validators.fallbackChat, body, 'fallback chat request');
   return {
@@ -99,6 +104,8 @@ export async function parseFallbackChatBody(body: unknown): Promise<FallbackChat
     ...(retries !== undefined ? { retries } : {}),
     ...(perAttemptTimeoutMs !== undefined ? { perAttemptTimeoutMs } : {}),
     ...(t !== undefined ? { timeoutMs: t } : {}),
+    ...(route !== undefined ? { route } : {}),
+    ...(waitForQuota !== undefined ? { waitForQuota } : {}),
     stream: s === true,
   };
 }

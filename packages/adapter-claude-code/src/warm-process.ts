@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { parseJsonLine, processRunning, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, raceAbort } from '@toolbridge/core';
 import { TOOL_ID } from './config.js';
 import { failureWithoutResult, type ExitInfo } from './failures.js';
@@ -96,8 +96,13 @@ export class ClaudeProcess implements WarmMember {
     return this.spec.env.TMPDIR!;
   }
 
+  /**
+   * Whether it still runs. Its output ending says so late: a process killed while idle is seen
+   * as gone from /proc (or as a zombie) before Node has read its pipes' end, and a chat that
+   * arrives in between must not be written into it.
+   */
   get alive(): boolean {
-    return !this.ended && !this.killed;
+    return !this.ended && !this.killed && !this.proc.exited && (this.pid === undefined || processRunning(this.pid));
   }
 
   /** How the process ended (for errors of a turn it did not finish). */

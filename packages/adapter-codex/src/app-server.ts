@@ -1,6 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { descendants, parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
 import { cleanStderr, TOOL_ID } from './failures.js';
 
@@ -206,33 +205,4 @@ export class AppServer implements WarmMember {
     if (!inTime) this.proc.kill();
     await exited;
   }
-}
-
-/** Live (not zombie) descendants of a process, from /proc; empty off Linux. */
-function descendants(root: number | undefined): number[] {
-  if (root === undefined || process.platform !== 'linux') return [];
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-      // Fields after the command (which may hold spaces and parentheses): state, ppid, ...
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state === 'Z') continue;
-      const list = children.get(Number(ppid)) ?? [];
-      list.push(Number(name));
-      children.set(Number(ppid), list);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  const out: number[] = [];
-  const walk = (pid: number) => {
-    for (const c of children.get(pid) ?? []) {
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(root);
-  return out;
 }

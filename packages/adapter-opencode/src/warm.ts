@@ -1,7 +1,14 @@
-import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { DEFAULT_WARM_IDLE_MS, retriesOnFreshProcess, warmFingerprint, warmIdleMs, WarmPool, whichOnPath } from '@toolbridge/adapter-kit';
+import {
+  DEFAULT_WARM_IDLE_MS,
+  envFingerprint,
+  retriesOnFreshProcess,
+  warmFingerprint,
+  warmIdleMs,
+  WarmPool,
+  whichOnPath,
+} from '@toolbridge/adapter-kit';
 import {
   jsonInstruction,
   raceAbort,
@@ -72,11 +79,7 @@ export class OpenCodeWarm {
 
   private keyOf(ctx: CallContext): { key: string; fingerprint: string } {
     // The environment is what the server is (HOME, XDG dirs, keys, OPENCODE_CONFIG_CONTENT): hashed, never kept as text in the key.
-    const envHash = createHash('sha256')
-      .update(JSON.stringify(Object.entries(ctx.env).sort()))
-      .digest('hex')
-      .slice(0, 16);
-    const key = JSON.stringify([this.o.command, envHash]);
+    const key = JSON.stringify([this.o.command, envFingerprint(ctx.env)]);
     this.specs.set(key, ctx.env);
     const files = [whichOnPath(this.o.command, ctx.env), ...settingsFiles(ctx.env)];
     return { key, fingerprint: `${warmFingerprint({}, files)}#${this.generation}` };

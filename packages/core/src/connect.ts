@@ -75,7 +75,15 @@ export function connectedTool(a: ToolAdapter, t: Tool, deps: ConnectDeps): Conne
       });
   }
   if (a.startAuth) connected.startAuth = (o) => run('login', o, (ctx) => a.startAuth!(ctx));
-  if (a.usageLimits) connected.usageLimits = (o) => run('usage limits', o, async (ctx) => withoutPassedWindows(await a.usageLimits!(ctx)));
+  if (a.usageLimits) {
+    connected.usageLimits = (o) =>
+      run('usage limits', o, async (ctx) => {
+        const takenAt = Date.now();
+        const limits = withoutPassedWindows(await a.usageLimits!(ctx));
+        deps.states.learnUsage(a.id, limits, takenAt);
+        return limits;
+      });
+  }
   if (a.complete) connected.complete = (input, o) => run('completion', o, (ctx) => a.complete!(input, ctx));
   return connected;
 }

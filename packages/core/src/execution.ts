@@ -19,6 +19,7 @@ import type { SessionStore } from './sessions/store.js';
 import { checkAnswer, jsonInstruction, repairPrompt, schemaMismatch } from './structured.js';
 import type { ToolStates } from './tool-state.js';
 import type { Discovery } from './discovery.js';
+import { usageRecordOf, type UsageLedger } from './usage-ledger.js';
 import type { ChatRequest, ChatResult, ToolMessage, TranscriptMessage } from './types.js';
 import { scratchSpace } from './workdir.js';
 import { RunningTurns, TurnControl } from './turn-control.js';
@@ -44,6 +45,10 @@ export interface ExecutionDeps {
   discovery: Discovery;
   approvals: ApprovalBroker;
   running: RunningTurns;
+  /** Where every finished chat is recorded (after it has answered: never before its first byte). */
+  ledger?: UsageLedger;
+  /** The transport a failed chat would have used (a result names its own). */
+  transportOf?(toolId: string): string | undefined;
 }
 
 /** "The stream ended without a result": one error, wherever a stream ends early. */
@@ -209,6 +214,7 @@ export async function* runTurn(
     // The tool is done: its slot goes to the next caller while the session is written.
     release();
     release = undefined;
+    deps.ledger?.recordChat(usageRecordOf(toolId, { result }, performance.now() - started, { model: request.model }));
     const turn = plan;
     const sessionId = await commitTurn(deps, adapter, request, turn, result).then(
       () => ((committed = true), turn.sessionId),
@@ -233,6 +239,12 @@ export async function* runTurn(
     // A deadline that passed in the queue: the limiter's own account says more than the bare timeout.
     const err = !acquired && TimeoutError.isInstance(e) ? e : failureOf(e, ctx.signal, toolId);
     deps.states.learnFrom(toolId, err);
+    deps.ledger?.recordChat(
+      usageRecordOf(toolId, { errorCode: err.code }, performance.now() - started, {
+        model: request.model,
+        transport: deps.transportOf?.(toolId),
+      }),
+    );
     throw err;
   } finally {
     unregister?.();

@@ -132,12 +132,19 @@ export class HealthService {
 
   private async checkNow(a: ToolAdapter): Promise<HealthRecord> {
     const started = performance.now();
+    // Windows are stamped with when the read began: a chat that ends after that is newer.
+    const takenAt = Date.now();
     const { ctx, done } = this.scope.track(a.id, { timeoutMs: this.timeoutMs }, `${a.name} health check`);
     const check = raceAbort(this.scope.watch(checkToolHealth(a, ctx, () => this.detect(a))), ctx.signal);
     try {
       const obs = await check;
       if (obs.auth) this.states.learnAuth(a.id, obs.auth);
-      if (obs.usageLimits) this.states.of(a.id).usageLimits = obs.usageLimits;
+      if (obs.usageLimits && !this.states.learnUsage(a.id, obs.usageLimits, takenAt)) {
+        // A chat answered while this check ran: its windows are the newer ones (the cache drops this record).
+        const newer = this.states.of(a.id).usageLimits;
+        const { usageLimits: _older, ...rest } = obs.record;
+        return newer ? { ...rest, usageLimits: newer } : rest;
+      }
       return obs.record;
     } catch (e) {
       const err = failureOf(e, ctx.signal, a.id);

@@ -35,6 +35,18 @@ export {
 
 // Types and wire schemas
 export * as wire from './wire/index.js';
+export {
+  ROUTE_POLICIES,
+  USAGE_GROUPINGS,
+  type QueueEntry,
+  type RouteInfo,
+  type RoutePolicy,
+  type UsageGroup,
+  type UsageGrouping,
+  type UsageRecord,
+  type UsageSummary,
+  type WindowSnapshot,
+} from './wire/usage.js';
 export { AGENT_CAPABILITIES, RUNTIME_CAPABILITIES } from './types.js';
 export type {
   Activity,
@@ -168,6 +180,7 @@ export {
 } from './limiter.js';
 export type { ConcurrencyOptions } from './limiters.js';
 export { withoutPassedWindows } from './usage-limits.js';
+export { dateParam, UsageLedger, usageQuery, summarize, type UsageLedgerOptions, type UsageQuery } from './usage-ledger.js';
 
 // Helpers adapters and layers above share
 export { abortReasonOf, failureOf, raceAbort, settleWithin, sleep } from './abort.js';

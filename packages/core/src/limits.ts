@@ -7,6 +7,8 @@ export const LIMITS = {
   maxRetries: 10,
   /** Longest deadline a request may set, in ms (24 h). */
   maxTimeoutMs: 86_400_000,
+  /** Longest a fallback chat may wait for a usage window to reset (`waitForQuota`), in ms (1 h). */
+  maxQuotaWaitMs: 3_600_000,
   /** Tools in one fallback list. */
   maxProviders: 32,
   /** Images in one request. */

@@ -245,6 +245,39 @@ describe('registry health cache', () => {
     expect(plain.counts.checkAuth).toBe(1);
   });
 
+  it('a health check that began before a chat and ended after it never stores its older windows over the chat’s', async () => {
+    const t = gatedTool('alpha');
+    let used = 10;
+    let slowRead: Promise<void> | undefined;
+    const windowsOf = (n: number) => ({ five_hour: { usedPercentage: n, remainingPercentage: 100 - n } });
+    const withWindows: ToolAdapter = {
+      ...t.adapter,
+      async usageLimits() {
+        const read = used; // what the file said when the check read it
+        if (slowRead) await slowRead;
+        return { status: 'available', source: 'local_session', windows: windowsOf(read) };
+      },
+      stream: streamFrom(async () => {
+        used = 20;
+        return answer;
+      }),
+    };
+    const registry = createRegistry({ adapters: [withWindows], env: {}, healthTtlMs: 60_000 });
+    let finishRead!: () => void;
+    slowRead = new Promise<void>((r) => (finishRead = r));
+    const check = registry.health('alpha', { refresh: true });
+    await waitFor(() => registry.load('alpha').active === 0 && t.counts.checkAuth > 0);
+    slowRead = undefined;
+    await registry.chat('alpha', hello);
+    await waitFor(() => registry.state('alpha').usageLimits?.windows?.five_hour?.usedPercentage === 20);
+    finishRead();
+    // The check that began first answers its own caller with the newer windows it now knows of...
+    expect((await check).usageLimits).toMatchObject({ windows: windowsOf(20) });
+    // ...and neither the registry's state nor the next /health go back to the older ones.
+    expect(registry.state('alpha').usageLimits).toMatchObject({ windows: windowsOf(20) });
+    expect((await registry.health('alpha')).usageLimits).toMatchObject({ windows: windowsOf(20) });
+  });
+
   it('drops cached records when the config changes', async () => {
     const t = gatedTool('alpha');
     const registry = createRegistry({ adapters: [t.adapter], env: {}, healthTtlMs: 60_000 });

@@ -18,6 +18,8 @@ import { SessionStore } from './sessions/store.js';
 import { defaultStateDir } from './files.js';
 import path from 'node:path';
 import { ToolStates, type ToolState } from './tool-state.js';
+import { UsageRefresher } from './usage-refresh.js';
+import { UsageLedger } from './usage-ledger.js';
 import type { ChatRequest, ChatResult, LiveHealthRecord, SessionDetail, SessionSummary, Tool, ToolLoad } from './types.js';
 
 export interface RegistryOptions {
@@ -46,6 +48,8 @@ export interface RegistryOptions {
   settleTimeoutMs?: number;
   /** Sessions: where they are kept (default `<state dir>/sessions`), how many, how long. */
   sessions?: { dir?: string; maxSessions?: number; maxAgeMs?: number };
+  /** The usage ledger: where (default `<state dir>/usage`) and how large each file may grow (default 8 MiB). */
+  usage?: { dir?: string; maxBytes?: number };
 }
 
 export interface ToolRegistry {
@@ -77,8 +81,10 @@ export interface ToolRegistry {
    * for an unknown session, SessionIdleError (409 `session_idle`) when no turn runs.
    */
   interrupt(sessionId: string): Promise<void>;
-  /** Start the warm processes of tools that have them (e.g. at `serve` start). */
-  prewarm(options?: CallOptions): Promise<void>;
+  /** Every finished chat and every change of a tool's usage windows, kept across restarts. */
+  readonly usage: UsageLedger;
+  /** Start the warm processes of tools that have them (e.g. at `serve` start); only of `toolIds` when given. */
+  prewarm(options?: CallOptions, toolIds?: readonly string[]): Promise<void>;
   /** Cancel every in-flight call (killing their processes) and dispose adapters. */
   close(): Promise<void>;
 }
@@ -120,9 +126,19 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     return a;
   };
   const discovery = new Discovery(adapters, scope, options.discoveryTtlMs ?? 10_000, options.detectTimeoutMs ?? 15_000);
+  const ledger = new UsageLedger({
+    dir: options.usage?.dir ?? path.join(defaultStateDir(env), 'usage'),
+    maxBytes: options.usage?.maxBytes,
+  });
+  const usageRefresher = new UsageRefresher(adapters, scope, () => states, options.healthTimeoutMs ?? 10_000);
   const states: ToolStates = new ToolStates(
-    { health: (id) => healthService.cache.invalidate(id), discovery: (id) => discovery.cache.invalidate(id) },
+    {
+      health: (id) => healthService.cache.invalidate(id),
+      discovery: (id) => discovery.cache.invalidate(id),
+      usage: (id) => usageRefresher.request(id),
+    },
     (id) => typeof adapters.get(id)?.usageLimits === 'function',
+    (id, limits, takenAt) => ledger.recordWindows(id, limits, takenAt),
   );
   const load = (toolId: string): ToolLoad => {
     const a = adapterOf(toolId);
@@ -157,7 +173,18 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
   });
   const broker = new ApprovalBroker();
   const running = new RunningTurns();
-  const deps = { adapterOf, scope, limiters, states, sessions, discovery, approvals: broker, running };
+  const deps = {
+    adapterOf,
+    scope,
+    limiters,
+    states,
+    sessions,
+    discovery,
+    ledger,
+    transportOf: (id: string) => load(id).transport,
+    approvals: broker,
+    running,
+  };
   const stream = (toolId: string, input: ChatRequest | ValidChatRequest, o?: ChatCallOptions) => runTurn(deps, toolId, input, o);
   const chat = (toolId: string, input: ChatRequest | ValidChatRequest, o?: ChatCallOptions) => {
     const a = adapterOf(toolId);
@@ -183,6 +210,7 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     chat,
     stream,
     state: (id) => ({ ...states.of(id) }),
+    usage: ledger,
     sessions: {
       dir: sessions.dir,
       list: () => sessions.list(),
@@ -202,13 +230,13 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
       await sessions.get(sessionId);
       throw new SessionIdleError(sessionId);
     },
-    async prewarm(o) {
-      await Promise.allSettled(
-        [...adapters.values()].filter((a) => a.prewarm).map((a) => scope.run(a.id, o, `${a.name} warm-up`, (ctx) => a.prewarm!(ctx))),
-      );
+    async prewarm(o, toolIds) {
+      const chosen = [...adapters.values()].filter((a) => a.prewarm && (!toolIds || toolIds.includes(a.id)));
+      await Promise.allSettled(chosen.map((a) => scope.run(a.id, o, `${a.name} warm-up`, (ctx) => a.prewarm!(ctx))));
     },
     async close() {
       await scope.close();
+      await ledger.flush();
       await Promise.allSettled([...adapters.values()].map((a) => a.dispose?.()));
     },
   };

@@ -8,6 +8,10 @@ export interface ToolState {
   /** When a chat last succeeded (epoch ms): a check saying "logged out" after it does not outweigh it. */
   lastSuccessAt?: number;
   usageLimits?: UsageLimits;
+  /** When the observation behind `usageLimits` was taken (epoch ms): the start of the read that returned it. */
+  usageTakenAt?: number;
+  /** When a chat last ended in a way that changes the windows (epoch ms): a read begun before it is out of date. */
+  windowsChangedAt?: number;
   /** A rate limit seen on a recent chat: the tool is cooling down until then (epoch ms). */
   coolDownUntil?: number;
   coolDownReason?: 'rate_limited' | 'quota_exceeded';
@@ -17,7 +21,12 @@ export interface ToolState {
 export interface StaleRecords {
   health(toolId: string): void;
   discovery(toolId: string): void;
+  /** A chat changed the tool's usage windows: read them again (off the chat's path). */
+  usage?(toolId: string): void;
 }
+
+/** Told each time a tool's known usage windows change (the usage ledger keeps them). */
+export type WindowsListener = (toolId: string, limits: UsageLimits, takenAt: number) => void;
 
 /** What chats and checks have taught about each tool: logged out, cooling down, usage windows. */
 export class ToolStates {
@@ -27,7 +36,36 @@ export class ToolStates {
     private readonly stale: StaleRecords,
     /** Tools whose usage windows come with each answer (Codex's session log, Claude's rate-limit headers). */
     private readonly hasUsageWindows: (toolId: string) => boolean,
+    private readonly onWindows?: WindowsListener,
   ) {}
+
+  /**
+   * Keep an observation of the tool's usage windows taken at `takenAt` (epoch ms, when the read
+   * began) unless a newer one is known, or a chat has changed the windows since the read began:
+   * an older observation never replaces a newer one. False when it was refused.
+   */
+  learnUsage(toolId: string, limits: UsageLimits, takenAt: number): boolean {
+    const s = this.of(toolId);
+    if (takenAt < (s.usageTakenAt ?? -Infinity) || takenAt < (s.windowsChangedAt ?? -Infinity)) return false;
+    const changed = JSON.stringify(s.usageLimits?.windows ?? null) !== JSON.stringify(limits.windows ?? null);
+    s.usageLimits = limits;
+    s.usageTakenAt = takenAt;
+    if (changed && limits.status === 'available') {
+      try {
+        this.onWindows?.(toolId, limits, takenAt);
+      } catch {
+        // A listener's failure must not change what the registry knows.
+      }
+    }
+    return true;
+  }
+
+  /** A chat ended in a way that moves the tool's usage windows: what was read before it is out of date. */
+  private windowsMoved(toolId: string): void {
+    if (!this.hasUsageWindows(toolId)) return;
+    this.of(toolId).windowsChangedAt = Date.now();
+    this.stale.usage?.(toolId);
+  }
 
   of(toolId: string): ToolState {
     let s = this.states.get(toolId);
@@ -49,6 +87,7 @@ export class ToolStates {
       }
       // Usage windows come from the provider's last answer: this one changed them.
       this.stale.health(toolId);
+      this.windowsMoved(toolId);
     } else if (ToolUnavailableError.isInstance(error) && (error as ToolbridgeError).details?.notInstalled === true) {
       // The tool went away since it was detected: the next discovery must not claim it is there.
       this.stale.discovery(toolId);
@@ -63,6 +102,7 @@ export class ToolStates {
     s.auth = { authenticated: true, observedAt: Date.now(), source: 'chat' };
     s.lastSuccessAt = Date.now();
     s.coolDownUntil = undefined;
+    this.windowsMoved(toolId);
   }
 
   /** A check (`checkAuth`, health) reported the login state. */

@@ -5,6 +5,8 @@ interface Entry<V> {
   value?: V;
   /** The last settled value while a newer load runs (for `allowStale`). */
   previous?: Promise<V>;
+  /** Invalidated while loading: what it read may predate the lesson, so it is not kept once it settles. */
+  stale?: boolean;
 }
 
 export interface CacheGetOptions {
@@ -38,6 +40,7 @@ export class TtlCache<K, V> {
         entry.value = value;
         entry.at = Date.now();
         entry.previous = undefined;
+        if (entry.stale && this.entries.get(key) === entry) this.entries.delete(key);
       },
       () => {
         if (this.entries.get(key) === entry) this.entries.delete(key);
@@ -58,9 +61,14 @@ export class TtlCache<K, V> {
     return this.entries.get(key)?.value;
   }
 
-  /** Forget a settled value (what it said has been proved wrong); a load under way is kept. */
+  /**
+   * Forget a settled value (what it said has been proved wrong). A load under way still answers
+   * the callers already waiting on it, but is not kept: it may have read what was true before.
+   */
   invalidate(key: K): void {
-    if (this.entries.get(key)?.settled) this.entries.delete(key);
+    const e = this.entries.get(key);
+    if (e?.settled) this.entries.delete(key);
+    else if (e) e.stale = true;
   }
 
   /** Forget one entry only if it is this very load (a load cut short says nothing). */

@@ -6,6 +6,7 @@ import {
   isBusyError,
   FallbackExhaustedError,
   InvalidRequestError,
+  RateLimitError,
   sleep,
   TimeoutError,
   toChatResponse,
@@ -22,6 +23,7 @@ import {
 import { retryDelay, type BackoffSettings } from './backoff.js';
 import type { NormalizedFallbackOptions } from './options.js';
 import { preflight, type PreflightSettings } from './preflight.js';
+import { routeOrder } from './route.js';
 
 export type EngineSettings = BackoffSettings & PreflightSettings;
 
@@ -56,7 +58,10 @@ export async function runFallback(
   onRecord?: (attempt: Attempt) => void,
 ): Promise<FallbackChatResponse> {
   const started = performance.now();
-  const { providers, timeoutMs } = options;
+  const { timeoutMs } = options;
+  // Routing reads what the registry knows now: a chat that waited for a reset is routed again.
+  const route = routeOrder(registry, options.providers, options.route, options.keepFirst);
+  const providers = route.order;
   const deadlineAt = timeoutMs === undefined ? Infinity : started + timeoutMs;
   const remaining = () => deadlineAt - performance.now();
 
@@ -83,6 +88,8 @@ export async function runFallback(
     }
   };
   let lastError: ToolbridgeError | undefined;
+  /** Quota and rate-limit skips: when all providers were skipped so, the error names the earliest reset. */
+  const quotaSkips: RateLimitError[] = [];
 
   const tryTool = async (toolId: string): Promise<ChatResult | undefined> => {
     const name = registry.adapter(toolId).name;
@@ -173,12 +180,13 @@ export async function runFallback(
           latencyMs: elapsed(t0),
         });
         lastError = skip.error;
+        if (RateLimitError.isInstance(skip.error)) quotaSkips.push(skip.error as RateLimitError);
         continue;
       }
       const result = await tryTool(toolId);
       if (result) {
         const response = toChatResponse(registry.adapter(toolId), result, performance.now() - started, request.model);
-        return { ...response, fallbackUsed: toolId !== providers[0], attempts };
+        return { ...response, fallbackUsed: toolId !== providers[0], attempts, route };
       }
     }
     if (signal.aborted) {
@@ -186,6 +194,7 @@ export async function runFallback(
       if (!TimeoutError.isInstance(reason)) throw reason;
       throw new FallbackExhaustedError(`No tool answered within ${timeoutMs} ms${summarize(attempts)}`, attempts, reason);
     }
+    if (quotaSkips.length === attempts.length) lastError = earliestReset(quotaSkips) ?? lastError;
     throw new FallbackExhaustedError(`No tool could answer${summarize(attempts)}`, attempts, lastError);
   };
 
@@ -203,6 +212,13 @@ export async function runFallback(
   } finally {
     options.signal?.removeEventListener('abort', onCallerAbort);
   }
+}
+
+/** The skip that lifts first (its `resetsAt` and Retry-After are the 429's). */
+function earliestReset(skips: readonly RateLimitError[]): RateLimitError | undefined {
+  let best: RateLimitError | undefined;
+  for (const s of skips) if (s.resetsAt && (!best?.resetsAt || s.resetsAt < best.resetsAt)) best = s;
+  return best;
 }
 
 /** `: codex failed 2× (timeout); claude-code skipped (unauthenticated)` — reasons only, never tool output. */

@@ -1,4 +1,13 @@
-import { InvalidRequestError, LIMITS, PERMISSION_LEVELS, type ApprovalHandler, type Attempt, type PermissionLevel } from '@toolbridge/core';
+import {
+  InvalidRequestError,
+  LIMITS,
+  PERMISSION_LEVELS,
+  ROUTE_POLICIES,
+  type ApprovalHandler,
+  type Attempt,
+  type PermissionLevel,
+  type RoutePolicy,
+} from '@toolbridge/core';
 
 /** Options of a fallback chat across an ordered list of tools. */
 export interface FallbackOptions {
@@ -17,6 +26,18 @@ export interface FallbackOptions {
   onAttempt?: (attempt: Attempt) => void;
   /** With the request's `approvals: "ask"`: decides each approval of every attempt (core's `ChatCallOptions.onApproval`). */
   onApproval?: ApprovalHandler;
+  /**
+   * `in-order` (default): the providers as given. `headroom`: the tool with the most left of its
+   * tightest known usage window first (a tool with no known windows counts as 50 %); ties keep
+   * the given order. Used-up and cooling-down tools are skipped either way.
+   */
+  route?: RoutePolicy;
+  /**
+   * When every provider is skipped for a used-up window or a rate limit and the earliest known
+   * reset is within this many ms (at most `LIMITS.maxQuotaWaitMs`, 1 h), wait for it and run then
+   * (listed by `waiting()` meanwhile; `signal` ends the wait at once). Default 0: fail at once.
+   */
+  waitForQuota?: number;
 }
 
 /** Behaviour of an orchestrator; every field has a default. */
@@ -54,6 +75,10 @@ export interface NormalizedFallbackOptions {
   maxPermissions?: PermissionLevel;
   onAttempt?: (attempt: Attempt) => void;
   onApproval?: ApprovalHandler;
+  route: RoutePolicy;
+  waitForQuota: number;
+  /** The first provider is a session's own tool: routing keeps it first. */
+  keepFirst?: boolean;
 }
 
 function positiveInteger(value: unknown, name: string): number | undefined {
@@ -88,6 +113,12 @@ export function normalizeFallbackOptions(options: unknown): NormalizedFallbackOp
   if (maxPermissions !== undefined && !PERMISSION_LEVELS.includes(maxPermissions as PermissionLevel)) {
     throw new InvalidRequestError(`maxPermissions must be one of ${PERMISSION_LEVELS.join(', ')}`);
   }
+  const route = o.route ?? 'in-order';
+  if (!ROUTE_POLICIES.includes(route as RoutePolicy)) throw new InvalidRequestError(`route must be one of ${ROUTE_POLICIES.join(', ')}`);
+  const waitForQuota = o.waitForQuota ?? 0;
+  if (typeof waitForQuota !== 'number' || !Number.isInteger(waitForQuota) || waitForQuota < 0 || waitForQuota > LIMITS.maxQuotaWaitMs) {
+    throw new InvalidRequestError(`waitForQuota must be an integer number of milliseconds from 0 to ${LIMITS.maxQuotaWaitMs}`);
+  }
   const onAttempt = o.onAttempt;
   if (onAttempt !== undefined && typeof onAttempt !== 'function') throw new InvalidRequestError('onAttempt must be a function');
   const onApproval = o.onApproval;
@@ -101,5 +132,7 @@ export function normalizeFallbackOptions(options: unknown): NormalizedFallbackOp
     ...(maxPermissions ? { maxPermissions: maxPermissions as PermissionLevel } : {}),
     onAttempt: onAttempt as ((attempt: Attempt) => void) | undefined,
     ...(onApproval ? { onApproval: onApproval as ApprovalHandler } : {}),
+    route: route as RoutePolicy,
+    waitForQuota,
   };
 }

@@ -8,6 +8,7 @@ import {
   type ChatRequest,
   type ChatResult,
   type FallbackChatResponse,
+  type QueueEntry,
   type SessionLease,
   type StreamEvent,
   type ToolRegistry,
@@ -15,6 +16,7 @@ import {
 } from '@toolbridge/core';
 import { runFallback, type AttemptRunner, type EngineSettings } from './engine.js';
 import { normalizeFallbackOptions, type FallbackOptions, type OrchestratorOptions } from './options.js';
+import { QuotaQueue } from './quota-wait.js';
 
 export { MAX_RETRIES, type FallbackOptions, type OrchestratorOptions } from './options.js';
 
@@ -31,6 +33,8 @@ export interface Orchestrator {
    * cancels the running attempt and kills its process.
    */
   stream(request: ChatRequest | ValidChatRequest, options: FallbackOptions): AsyncIterable<FallbackStreamEvent>;
+  /** Fallback chats waiting for a usage window to reset (`waitForQuota`), with when they will run. */
+  waiting(): QueueEntry[];
 }
 
 function settingsOf(options: OrchestratorOptions): EngineSettings {
@@ -50,6 +54,7 @@ function settingsOf(options: OrchestratorOptions): EngineSettings {
 
 export function createOrchestrator(registry: ToolRegistry, orchestratorOptions: OrchestratorOptions = {}): Orchestrator {
   const settings = settingsOf(orchestratorOptions);
+  const quotaQueue = new QuotaQueue();
 
   /**
    * Everything checked before the first attempt: the options, the request, unknown tool ids (a
@@ -64,6 +69,7 @@ export function createOrchestrator(registry: ToolRegistry, orchestratorOptions: 
     if (valid.sessionId) {
       lease = await registry.sessions.lock(valid.sessionId);
       normalized.providers = [lease.toolId, ...normalized.providers.filter((p) => p !== lease!.toolId)];
+      normalized.keepFirst = true;
     }
     return { normalized, valid, lease };
   };
@@ -75,7 +81,9 @@ export function createOrchestrator(registry: ToolRegistry, orchestratorOptions: 
       run: (id, req, o) => registry.chat(id, req, { ...o, sessionLease: lease, onApproval: normalized.onApproval }),
     };
     try {
-      return await runFallback(registry, settings, valid, normalized, runner);
+      return await quotaQueue.run(normalized.providers, normalized.waitForQuota, normalized.signal, () =>
+        runFallback(registry, settings, valid, normalized, runner),
+      );
     } finally {
       lease?.release();
     }
@@ -125,12 +133,16 @@ export function createOrchestrator(registry: ToolRegistry, orchestratorOptions: 
     };
 
     let outcome: { ok: true; response: FallbackChatResponse } | { ok: false; error: unknown } | undefined;
-    const running = runFallback(registry, settings, valid, { ...normalized, signal }, runner, (attempt) => {
-      void send({ type: 'attempt', attempt });
-    }).then(
-      (response) => (outcome = { ok: true, response }),
-      (error) => (outcome = { ok: false, error }),
-    );
+    const running = quotaQueue
+      .run(normalized.providers, normalized.waitForQuota, signal, () =>
+        runFallback(registry, settings, valid, { ...normalized, signal }, runner, (attempt) => {
+          void send({ type: 'attempt', attempt });
+        }),
+      )
+      .then(
+        (response) => (outcome = { ok: true, response }),
+        (error) => (outcome = { ok: false, error }),
+      );
     void running.finally(notify);
 
     try {
@@ -160,5 +172,5 @@ export function createOrchestrator(registry: ToolRegistry, orchestratorOptions: 
     }
   }
 
-  return { chat, stream };
+  return { chat, stream, waiting: () => quotaQueue.list() };
 }

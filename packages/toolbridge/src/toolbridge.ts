@@ -1,6 +1,8 @@
 import {
   createRegistry,
   InvalidRequestError,
+  usageQuery,
+  dateParam,
   toChatResponse,
   validateChatRequest,
   type Approval,
@@ -16,6 +18,10 @@ import {
   type HealthOptions,
   type LiveHealthRecord,
   type FallbackChatResponse,
+  type QueueEntry,
+  type UsageGrouping,
+  type UsageSummary,
+  type WindowSnapshot,
   type RegistrySessions,
   type StreamEvent,
   type Tool,
@@ -54,6 +60,8 @@ export interface ToolbridgeOptions {
   orchestrator?: OrchestratorOptions;
   /** Sessions: where they are kept (default `$XDG_STATE_HOME/toolbridge/sessions`), how many (default 1000), how long (default 30 days). */
   sessions?: { dir?: string; maxSessions?: number; maxAgeMs?: number };
+  /** The usage ledger: where (default `$XDG_STATE_HOME/toolbridge/usage`) and how large each of its files may grow (default 8 MiB). */
+  usage?: { dir?: string; maxBytes?: number };
 }
 
 /** Events of a streamed chat with one tool: deltas and activity as they come, then `done` with the response. */
@@ -101,12 +109,21 @@ export interface Toolbridge {
    * unknown session, SessionIdleError (`session_idle`) when no turn runs.
    */
   interrupt(sessionId: string): Promise<void>;
-  /** Start warm tool processes now instead of on first use (a server's start-up). */
-  prewarm(options?: CallOptions): Promise<void>;
+  /** Start warm tool processes now instead of on first use (a server's start-up); only those of `toolIds` when given. */
+  prewarm(options?: CallOptions, toolIds?: readonly string[]): Promise<void>;
   configure(config: ToolbridgeConfig): ToolbridgeConfig;
   getConfig(): ToolbridgeConfig;
   checkHealth(toolId: string, options?: HealthOptions): Promise<LiveHealthRecord>;
   checkAllToolsHealth(options?: HealthOptions): Promise<LiveHealthRecord[]>;
+  /**
+   * Chats recorded by the usage ledger in a period (default: the last 7 days), grouped by tool, day
+   * (UTC) or model (default: tool). Dates are `Date`s or ISO strings; a bad one is an InvalidRequestError.
+   */
+  usageHistory(query?: { since?: Date | string; until?: Date | string; groupBy?: UsageGrouping }): Promise<UsageSummary>;
+  /** Each tool's usage windows each time they changed, oldest first (optionally one tool, since a time). */
+  windowHistory(filter?: { toolId?: string; since?: Date | string }): Promise<WindowSnapshot[]>;
+  /** Fallback chats waiting for a usage window to reset (`waitForQuota`), and when each will run. */
+  waiting(): QueueEntry[];
   /** Start a tool's login; InvalidRequestError for tools without one. */
   startAuth(toolId: string, options?: CallOptions): Promise<AuthStartResult>;
   /** Cancel in-flight calls (killing their processes) and end login flows. */
@@ -124,6 +141,7 @@ export function createToolbridge(options: ToolbridgeOptions = {}): Toolbridge {
     healthTtlMs: options.healthTtlMs,
     concurrency: options.concurrency,
     sessions: options.sessions,
+    usage: options.usage,
   });
   if (options.config) registry.config.replace(options.config);
   const orchestrator = createOrchestrator(registry, options.orchestrator);
@@ -164,11 +182,20 @@ export function createToolbridge(options: ToolbridgeOptions = {}): Toolbridge {
     },
     approvals: registry.approvals,
     interrupt: (sessionId) => registry.interrupt(sessionId),
-    prewarm: (o) => registry.prewarm(o),
+    prewarm: (o, toolIds) => registry.prewarm(o, toolIds),
     configure: (config) => registry.config.replace(config),
     getConfig: () => registry.config.get(),
     checkHealth: (id, o) => registry.health(id, o),
     checkAllToolsHealth: (o) => registry.healthAll(o),
+    waiting: () => orchestrator.waiting(),
+    async usageHistory(query = {}) {
+      const iso = (d: Date | string | undefined) => (d instanceof Date ? d.toISOString() : d);
+      return registry.usage.summary(usageQuery({ since: iso(query.since), until: iso(query.until), groupBy: query.groupBy }));
+    },
+    async windowHistory(filter = {}) {
+      const since = filter.since instanceof Date ? filter.since : dateParam(filter.since, 'since');
+      return registry.usage.windowSnapshots({ toolId: filter.toolId, since });
+    },
     async startAuth(toolId, o) {
       const tool = await registry.connect(toolId);
       if (!tool.startAuth) throw new InvalidRequestError(`${tool.name} has no login flow`, { toolId });

@@ -1,6 +1,6 @@
 /** Calls to the bridge from the page: same origin, the token from this tab's session, errors as ApiError. */
 
-import { failureFrom, isTokenFailure, type ApiFailure } from './api-errors.js';
+import { failureFrom, failureText, isTokenFailure, type ApiFailure } from './api-errors.js';
 import { readSseStream, type SseMessage } from './sse.js';
 import { getToken } from './token.js';
 
@@ -10,6 +10,10 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 }
+
+/** What a failed call says to a person. */
+export const errorText = (e: unknown): string =>
+  e instanceof ApiError ? failureText(e.failure) : e instanceof Error ? e.message : String(e);
 
 /** Called whenever the bridge refuses the token; the page then asks for it. */
 let onTokenFailure: (failure: ApiFailure) => void = () => undefined;

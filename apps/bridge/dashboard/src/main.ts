@@ -8,6 +8,7 @@ import { formatAge } from './format.js';
 import { Playground } from './playground.js';
 import { SessionsPanel } from './sessions-panel.js';
 import { clearToken, getToken, setToken } from './token.js';
+import { UsagePanel } from './usage-panel.js';
 import { toolView } from './tool-state.js';
 import { renderCards, type LoginState } from './tools-view.js';
 import type { AggregateHealth, AuthStartResult, DiscoveredTool, HealthRecord } from './types.js';
@@ -44,7 +45,11 @@ const sessionsPanel = new SessionsPanel({
   },
   onDeleted: (id) => playground.options.forgetSession(id),
 });
-playground.onFinished = () => void sessionsPanel.load();
+const usagePanel = new UsagePanel();
+playground.onFinished = () => {
+  void sessionsPanel.load();
+  void usagePanel.load();
+};
 
 function render(): void {
   keepFocus(() =>
@@ -134,6 +139,7 @@ function loadAll(): void {
   void configPanel.load();
   void sessionsPanel.load();
   void playground.approvals.load();
+  void usagePanel.load();
 }
 
 handleTokenFailures(tokenRefused);

@@ -1,7 +1,7 @@
 /** The Sessions panel: the list, one session's transcript with its hand-overs, continue, fork and delete. */
 
-import { failureText, isTokenFailure } from './api-errors.js';
-import { ApiError, deleteResource, getJson } from './api.js';
+import { isTokenFailure } from './api-errors.js';
+import { ApiError, deleteResource, errorText, getJson } from './api.js';
 import { byId, el, factList, replaceChildren } from './dom.js';
 import { formatLocalTime } from './format.js';
 import { byRecentUse, titleOf, transcriptEntries, turnsText, type TranscriptEntry } from './sessions.js';
@@ -16,7 +16,6 @@ export interface SessionActions {
 
 const COLUMNS = ['Title', 'Tool', 'Model', 'Turns', 'Updated'];
 
-const errorText = (e: unknown) => (e instanceof ApiError ? failureText(e.failure) : e instanceof Error ? e.message : String(e));
 const tokenRefused = (e: unknown) => e instanceof ApiError && isTokenFailure(e.failure);
 
 export class SessionsPanel {

@@ -13,6 +13,8 @@ import type {
   HealthRecord,
   SessionDetail,
   SessionSummary,
+  UsageSummary,
+  WindowSnapshot,
 } from './types.js';
 
 export type WireChecks = [
@@ -27,8 +29,10 @@ export type WireChecks = [
   Assignable<wire.SessionDetail, SessionDetail>,
   Assignable<wire.ErrorEnvelope['error'], ErrorBody>,
   Assignable<wire.Approval, Approval>,
+  Assignable<wire.UsageSummary, UsageSummary>,
+  Assignable<wire.WindowSnapshot, WindowSnapshot>,
 ];
 
 type Assignable<From, To> = From extends To ? true : never;
-const wireChecks: WireChecks = [true, true, true, true, true, true, true, true, true, true, true];
+const wireChecks: WireChecks = [true, true, true, true, true, true, true, true, true, true, true, true, true];
 void wireChecks;

@@ -194,3 +194,29 @@ export interface Approval {
   options: Array<'allow' | 'allow_session' | 'deny'>;
   expiresAt: string;
 }
+
+/** GET /usage. */
+export interface UsageGroup {
+  key: string;
+  chats: number;
+  succeeded: number;
+  failed: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  costUsd?: number;
+}
+
+export interface UsageSummary {
+  since: string;
+  until: string;
+  groupBy: string;
+  groups: UsageGroup[];
+}
+
+/** GET /usage/windows. */
+export interface WindowSnapshot {
+  toolId: string;
+  at: string;
+  windows: Record<string, UsageWindow>;
+}

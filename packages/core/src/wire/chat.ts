@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { LIMITS } from '../limits.js';
 import { IsoTime, StringEnum, StringOrArray, TaggedUnion, Usage } from './common.js';
 import { ToolType } from './tool.js';
+import { RouteInfo } from './usage.js';
 import { approvalRequestFields } from './approvals.js';
 
 export const ChatRole = StringEnum(['system', 'user', 'assistant'] as const);
@@ -191,6 +192,7 @@ export const FallbackChatResponse = Type.Composite([
       description: "A tool other than the first one tried answered (with a sessionId, the session's own tool is tried first)",
     }),
     attempts: Type.Array(Attempt),
+    route: RouteInfo,
   }),
 ]);
 export type FallbackChatResponse = Static<typeof FallbackChatResponse>;

@@ -10,3 +10,4 @@ export * from './chat.js';
 export * from './session.js';
 export * from './errors.js';
 export * from './approvals.js';
+export * from './usage.js';
