@@ -44,12 +44,12 @@ export interface ExecutionDeps {
   states: ToolStates;
   sessions: SessionStore;
   discovery: Discovery;
+  approvals: ApprovalBroker;
+  running: RunningTurns;
   /** Where every finished chat is recorded (after it has answered: never before its first byte). */
   ledger?: UsageLedger;
   /** The transport a failed chat would have used (a result names its own). */
   transportOf?(toolId: string): string | undefined;
-  approvals: ApprovalBroker;
-  running: RunningTurns;
 }
 
 /** "The stream ended without a result": one error, wherever a stream ends early. */

@@ -73,8 +73,6 @@ export interface ToolRegistry {
   stream(toolId: string, input: ChatRequest | ValidChatRequest, options?: ChatCallOptions): AsyncIterable<StreamEvent>;
   state(toolId: string): ToolState;
   readonly sessions: RegistrySessions;
-  /** Every finished chat and every change of a tool's usage windows, kept across restarts. */
-  readonly usage: UsageLedger;
   /** Approvals waiting for an answer (chats with `approvals: "ask"` and no `onApproval`). */
   readonly approvals: RegistryApprovals;
   /**
@@ -83,6 +81,8 @@ export interface ToolRegistry {
    * for an unknown session, SessionIdleError (409 `session_idle`) when no turn runs.
    */
   interrupt(sessionId: string): Promise<void>;
+  /** Every finished chat and every change of a tool's usage windows, kept across restarts. */
+  readonly usage: UsageLedger;
   /** Start the warm processes of tools that have them (e.g. at `serve` start); only of `toolIds` when given. */
   prewarm(options?: CallOptions, toolIds?: readonly string[]): Promise<void>;
   /** Cancel every in-flight call (killing their processes) and dispose adapters. */

@@ -24,6 +24,8 @@ export interface FallbackOptions {
   maxPermissions?: PermissionLevel;
   /** Called as each attempt is recorded. */
   onAttempt?: (attempt: Attempt) => void;
+  /** With the request's `approvals: "ask"`: decides each approval of every attempt (core's `ChatCallOptions.onApproval`). */
+  onApproval?: ApprovalHandler;
   /**
    * `in-order` (default): the providers as given. `headroom`: the tool with the most left of its
    * tightest known usage window first (a tool with no known windows counts as 50 %); ties keep
@@ -36,8 +38,6 @@ export interface FallbackOptions {
    * (listed by `waiting()` meanwhile; `signal` ends the wait at once). Default 0: fail at once.
    */
   waitForQuota?: number;
-  /** With the request's `approvals: "ask"`: decides each approval of every attempt (core's `ChatCallOptions.onApproval`). */
-  onApproval?: ApprovalHandler;
 }
 
 /** Behaviour of an orchestrator; every field has a default. */
@@ -74,11 +74,11 @@ export interface NormalizedFallbackOptions {
   signal?: AbortSignal;
   maxPermissions?: PermissionLevel;
   onAttempt?: (attempt: Attempt) => void;
+  onApproval?: ApprovalHandler;
   route: RoutePolicy;
   waitForQuota: number;
   /** The first provider is a session's own tool: routing keeps it first. */
   keepFirst?: boolean;
-  onApproval?: ApprovalHandler;
 }
 
 function positiveInteger(value: unknown, name: string): number | undefined {
@@ -131,8 +131,8 @@ export function normalizeFallbackOptions(options: unknown): NormalizedFallbackOp
     signal: signal as AbortSignal | undefined,
     ...(maxPermissions ? { maxPermissions: maxPermissions as PermissionLevel } : {}),
     onAttempt: onAttempt as ((attempt: Attempt) => void) | undefined,
+    ...(onApproval ? { onApproval: onApproval as ApprovalHandler } : {}),
     route: route as RoutePolicy,
     waitForQuota,
-    ...(onApproval ? { onApproval: onApproval as ApprovalHandler } : {}),
   };
 }

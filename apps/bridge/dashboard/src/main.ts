@@ -147,8 +147,8 @@ function loadAll(): void {
   void refresh(false);
   void configPanel.load();
   void sessionsPanel.load();
-  void usagePanel.load();
   void playground.approvals.load();
+  void usagePanel.load();
 }
 
 handleTokenFailures(tokenRefused);

@@ -28,9 +28,9 @@ export type WireChecks = [
   Assignable<wire.SessionSummary, SessionSummary>,
   Assignable<wire.SessionDetail, SessionDetail>,
   Assignable<wire.ErrorEnvelope['error'], ErrorBody>,
+  Assignable<wire.Approval, Approval>,
   Assignable<wire.UsageSummary, UsageSummary>,
   Assignable<wire.WindowSnapshot, WindowSnapshot>,
-  Assignable<wire.Approval, Approval>,
 ];
 
 type Assignable<From, To> = From extends To ? true : never;

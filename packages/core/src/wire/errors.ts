@@ -17,9 +17,11 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   session_busy: 409,
-  /** An interrupt for a session with no turn running. */
+  /** `interrupt(sessionId)` with no turn running. */
   session_idle: 409,
+  /** An approval id that is unknown, expired, or whose turn has ended. */
   approval_not_found: 404,
+  /** An approval answered already. */
   approval_decided: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
