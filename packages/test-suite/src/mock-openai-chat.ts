@@ -105,3 +105,12 @@ export async function startMockOpenAIServer(behaviour: MockBehaviour = MOCK_OK):
   };
 }
 
+/** A mock request's messages as `role: text` lines (text parts joined), to see what the model was given. */
+export function transcriptOf(body: { messages?: Array<{ role: string; content: unknown }> }): string[] {
+  return (body.messages ?? []).map((m) => {
+    const content = m.content;
+    const text =
+      typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : '';
+    return `${m.role}: ${text}`;
+  });
+}

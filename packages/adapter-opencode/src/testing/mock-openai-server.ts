@@ -1,4 +1,11 @@
-export { startMockOpenAIServer, MOCK_OK, type MockBehaviour, type MockOpenAIServer, type MockChatRequest as MockRequest, type MockStep } from '@toolbridge/test-suite';
+export {
+  startMockOpenAIServer,
+  MOCK_OK,
+  type MockBehaviour,
+  type MockOpenAIServer,
+  type MockChatRequest as MockRequest,
+  type MockStep,
+} from '@toolbridge/test-suite';
 
 /**
  * `OPENCODE_CONFIG_CONTENT` declaring the mock as provider `mock` with models `mock-model` (text
