@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { parseVersionText, runProcess } from '@toolbridge/adapter-kit';
+import { parseVersionText, runProcess, whichOnPath } from '@toolbridge/adapter-kit';
 import { failureOf, tail, type CallContext, type Capability, type DetectResult } from '@toolbridge/core';
 import { piConfig, TOOL_ID } from './config.js';
 
@@ -57,13 +57,31 @@ async function userDefault(userDir: string): Promise<string | undefined> {
   }
 }
 
-/** `pi --version` and `pi --list-models` in parallel (no network with PI_OFFLINE=1: ~0.75 s). */
+/**
+ * Pi's version from the `package.json` beside the `pi` on PATH (the npm install's own), read in
+ * microseconds: starting Pi takes 0.7 s idle and well over 5 s on a loaded machine, and detection
+ * also needs one start for the model list. Undefined for any other layout: then `pi --version`.
+ */
+async function installedVersion(command: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const bin = whichOnPath(command, env);
+  if (!bin) return undefined;
+  try {
+    const file = path.join(path.dirname(await realpath(bin)), '..', 'package.json');
+    const pkg = JSON.parse(await readFile(file, 'utf8')) as { name?: unknown; version?: unknown };
+    return pkg.name === '@mariozechner/pi-coding-agent' && typeof pkg.version === 'string' ? pkg.version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pi's version and `pi --list-models` in parallel (no network with PI_OFFLINE=1: ~0.75 s idle). */
 export async function detectPi(
   ctx: CallContext,
   o: { command: string; timeoutMs: number; env: NodeJS.ProcessEnv; userDir: string },
 ): Promise<DetectResult> {
+  const installed = await installedVersion(o.command, o.env);
   const [version, list, fromUser] = await Promise.all([
-    piOutput(ctx, o.command, ['--version'], o.env, o.timeoutMs),
+    installed ? { ok: true, text: installed, exit: 'code 0' } : piOutput(ctx, o.command, ['--version'], o.env, o.timeoutMs),
     piOutput(ctx, o.command, ['--list-models'], o.env, o.timeoutMs),
     userDefault(o.userDir),
   ]);

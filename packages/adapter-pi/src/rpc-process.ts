@@ -42,11 +42,13 @@ export class RpcProcess implements WarmMember {
     this.reader = this.read();
   }
 
-  static async start(spec: RpcSpec, model: string | undefined): Promise<RpcProcess> {
+  /** Start a process and wait until it answers; a chat that gives up meanwhile (`signal`) ends it: nothing outlives a cancelled chat. */
+  static async start(spec: RpcSpec, model: string | undefined, signal?: AbortSignal): Promise<RpcProcess> {
     const p = new RpcProcess(spec);
     p.model = model;
     try {
-      await p.request({ type: 'get_state' }, AbortSignal.timeout(READY_TIMEOUT_MS));
+      const ready = AbortSignal.timeout(READY_TIMEOUT_MS);
+      await p.request({ type: 'get_state' }, signal ? AbortSignal.any([ready, signal]) : ready);
       return p;
     } catch (e) {
       await p.close();

@@ -19,13 +19,13 @@ const MAX_PROCESSES = 4;
  * `auth.json`, `models.json` or `settings.json` change, and after `warmIdleMs` idle.
  */
 export class PiWarm {
-  private readonly specs = new Map<string, { spec: RpcSpec; model?: string }>();
+  private readonly specs = new Map<string, { spec: RpcSpec; model?: string; signal?: AbortSignal }>();
   private readonly pool = new WarmPool<RpcProcess>({
     mode: 'exclusive',
     maxMembers: MAX_PROCESSES,
     start: (key) => {
       const s = this.specs.get(key)!;
-      return RpcProcess.start(s.spec, s.model);
+      return RpcProcess.start(s.spec, s.model, s.signal);
     },
   });
   private lastSetup?: { key: string; fingerprint: string };
@@ -40,7 +40,12 @@ export class PiWarm {
     return undefined;
   }
 
-  private setup(ctx: CallContext & { cwd: string }, turn: TurnSettings, userDir: string): { key: string; fingerprint: string } {
+  private setup(
+    ctx: CallContext & { cwd: string },
+    turn: TurnSettings,
+    userDir: string,
+    signal?: AbortSignal,
+  ): { key: string; fingerprint: string } {
     const command = this.o.command ?? 'pi';
     // The environment is part of what the process is (HOME, keys): hashed, never kept as text in the key.
     const envHash = createHash('sha256')
@@ -67,7 +72,7 @@ export class PiWarm {
   async *stream(request: ToolRequest, ctx: ChatContext, turn: TurnSettings, userDir: string): AsyncGenerator<StreamEvent, boolean> {
     this.idleMs = warmIdleMs(ctx.config);
     for (let attempt = 0; ; attempt++) {
-      const { key, fingerprint } = this.setup(ctx, turn, userDir);
+      const { key, fingerprint } = this.setup(ctx, turn, userDir, ctx.signal);
       const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e) => {
         if (ctx.signal.aborted) throw e;
         return undefined;
