@@ -54,9 +54,11 @@ export class PiWarm {
       .slice(0, 16);
     const key = JSON.stringify([command, turn.runtimeDir, ctx.cwd, turn.thinking ?? '', envHash]);
     const args = ['--mode', 'rpc', ...commonArgs(turn.runtimeDir, turn.model, turn.thinking)];
+    // Exclusive members: a start is for the one chat asking, and ends with it (its signal).
     this.specs.set(key, {
       spec: { command, args, env: runEnv(ctx.env, turn.runtimeDir, { TOOLBRIDGE_PI_ASK: '1' }), cwd: ctx.cwd },
       model: turn.model,
+      ...(signal ? { signal } : {}),
     });
     const files = [whichOnPath(command, ctx.env), ...['auth.json', 'models.json', 'settings.json'].map((f) => path.join(userDir, f))];
     const fingerprint = warmFingerprint({ command, thinking: turn.thinking ?? '' }, files);
@@ -95,14 +97,6 @@ export class PiWarm {
         lease.release(proc.alive && !proc.busy);
       }
     }
-  }
-
-  /** Start a process for the default settings ahead of the first chat. */
-  async prewarm(ctx: CallContext & { cwd: string }, turn: TurnSettings, userDir: string): Promise<void> {
-    this.idleMs = warmIdleMs(ctx.config);
-    if (this.spawnReason(ctx)) return;
-    const { key, fingerprint } = this.setup(ctx, turn, userDir);
-    await this.pool.prewarm(key, fingerprint, this.idleMs);
   }
 
   load(): WarmLoad | undefined {
