@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { alreadyLoggedIn } from '@toolbridge/adapter-kit';
+import { manualLogin as signInManually } from '@toolbridge/adapter-kit';
 import type { AuthStartResult, AuthState } from '@toolbridge/core';
 import { NAME, TOOL_ID } from './config.js';
 
@@ -72,17 +72,13 @@ export async function checkPiAuth(userDir: string, env: NodeJS.ProcessEnv): Prom
 
 /** Pi logs in only inside its interactive UI (`/login`): the user is told how. */
 export function manualLogin(command: string, state: AuthState): AuthStartResult {
-  if (state.authenticated) return alreadyLoggedIn(TOOL_ID, NAME, command, state);
-  return {
-    toolId: TOOL_ID,
-    status: 'manual',
-    authenticated: false,
+  return signInManually(
+    TOOL_ID,
+    NAME,
     command,
-    instructions:
-      `${NAME} signs in inside its interactive UI: run "${command}" in a terminal, type /login and choose a provider ` +
+    state,
+    `${NAME} signs in inside its interactive UI: run "${command}" in a terminal, type /login and choose a provider ` +
       `(Claude Pro/Max, ChatGPT Plus/Pro, GitHub Copilot, ...); the login is stored in ~/.pi/agent/auth.json. ` +
       `Or set a provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ...) in the environment Toolbridge runs in.`,
-    output: '',
-    checkedAt: new Date().toISOString(),
-  };
+  );
 }
