@@ -14,7 +14,7 @@ import {
   startMockOpenAIServer,
   waitFor,
 } from '../packages/test-suite/src/index.ts';
-import { mockModels } from '../packages/adapter-pi/src/testing/real-pi.ts';
+import { mockModels } from '../packages/adapter-pi/src/testing/mock-models.ts';
 import { startBridge } from './lib/bridge-process.mjs';
 import { median, putConfig, timeChat, timeFirstDelta, timeSpawn, warmLoad } from './lib/chat-timing.mjs';
 

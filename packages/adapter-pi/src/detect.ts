@@ -4,6 +4,9 @@ import { parseVersionText, runProcess, whichOnPath } from '@toolbridge/adapter-k
 import { failureOf, tail, type CallContext, type Capability, type DetectResult } from '@toolbridge/core';
 import { piConfig, TOOL_ID } from './config.js';
 
+/** Bound on `pi --list-models` (0.75 s idle). */
+const LIST_TIMEOUT_MS = 8_000;
+
 /** One row of `pi --list-models`. */
 export interface PiModel {
   id: string;
@@ -82,7 +85,9 @@ export async function detectPi(
   const installed = await installedVersion(o.command, o.env);
   const [version, list, fromUser] = await Promise.all([
     installed ? { ok: true, text: installed, exit: 'code 0' } : piOutput(ctx, o.command, ['--version'], o.env, o.timeoutMs),
-    piOutput(ctx, o.command, ['--list-models'], o.env, o.timeoutMs),
+    // Bounded below the registry's detection deadline (15 s): a Pi that lists slowly (several seconds
+    // on a loaded 2-core machine, measured) still shows as available with its configured model.
+    piOutput(ctx, o.command, ['--list-models'], o.env, Math.min(o.timeoutMs, LIST_TIMEOUT_MS)),
     userDefault(o.userDir),
   ]);
   const listed = list.ok ? parseModelList(list.text) : [];

@@ -12,6 +12,9 @@ import {
 } from '@toolbridge/test-suite';
 import { createPiAdapter } from '../adapter.js';
 import type { PiAdapterOptions } from '../options.js';
+import { mockModels } from './mock-models.js';
+
+export { mockModels };
 
 export interface RealPi {
   mock: MockOpenAIServer;
@@ -27,21 +30,6 @@ export interface RealPi {
 
 // A loaded 2-core machine: Pi starts in ~1 s idle, several under load.
 export const SLOW = 90_000;
-
-/** The user's `models.json`: the mock as provider `mock` (OpenAI chat completions), `mock-model` taking images. */
-export function mockModels(baseURL: string): string {
-  return JSON.stringify({
-    providers: {
-      mock: {
-        baseUrl: baseURL,
-        api: 'openai-completions',
-        apiKey: 'mock-key',
-        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-        models: [{ id: 'mock-model', input: ['text', 'image'] }],
-      },
-    },
-  });
-}
 
 /** The environment of the real, pinned `pi` with a throwaway HOME (and XDG state, where Toolbridge's runtime directory goes). */
 export function realPiEnv(home: string): NodeJS.ProcessEnv {
