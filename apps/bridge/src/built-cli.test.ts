@@ -39,6 +39,7 @@ describe('node apps/bridge/dist/cli.js', () => {
         ['opencode', 'healthy'],
         ['gemini', 'healthy'],
         ['copilot', 'healthy'],
+        ['pi', 'healthy'],
         ['ollama', 'healthy'],
       ]);
       const chat = await fetch(`${url}/chat/codex`, {

@@ -7,8 +7,8 @@ import { startServer } from './server.js';
 import type { RequestLogEntry } from './logger.js';
 
 /**
- * The bridge over the six real adapters: fake `codex`, `claude`, `opencode`,
- * `gemini` and `copilot` executables on PATH replaying the real tools'
+ * The bridge over the seven real adapters: fake `codex`, `claude`, `opencode`,
+ * `gemini`, `copilot` and `pi` executables on PATH replaying the real tools'
  * recorded output, and an in-test Ollama server.
  */
 const hello = { messages: [{ role: 'user', content: 'Say hello' }] };
@@ -45,7 +45,7 @@ describe('bridge over the real adapters', () => {
     await machine.cleanup();
   });
 
-  it('GET /discover finds all six tools with their versions', async () => {
+  it('GET /discover finds all seven tools with their versions', async () => {
     const res = await bridge.request('/discover');
     expect(res.status).toBe(200);
     const { tools } = (await res.json()) as { tools: Array<{ id: string; available: boolean; version?: string; type: string }> };
@@ -55,6 +55,7 @@ describe('bridge over the real adapters', () => {
       ['opencode', 'agent', true],
       ['gemini', 'agent', true],
       ['copilot', 'agent', true],
+      ['pi', 'agent', true],
       ['ollama', 'runtime', true],
     ]);
     expect(tools.find((t) => t.id === 'codex')!.version).toContain('0.169.0');
@@ -167,6 +168,28 @@ describe('bridge over the real adapters', () => {
       expect(failed.status).toBe(429);
       expect(await failed.json()).toMatchObject({ error: { code: 'rate_limited', toolId, retryable: true } });
     }
+  });
+
+  it('Pi: /v1/models lists its models, it chats natively and over /v1 (json mode: the fake has no RPC), a recorded 429 is rate_limited', async () => {
+    const models = (await (await bridge.request('/v1/models')).json()) as { data: Array<{ id: string; owned_by: string }> };
+    expect(models.data.filter((m) => m.owned_by === 'pi').map((m) => m.id)).toEqual(['pi', 'pi/mock/mock-model']);
+    const res = await bridge.request('/chat/pi', { method: 'POST', json: hello });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { result: { usage: Record<string, number>; metadata: Record<string, unknown> } };
+    expect(body).toMatchObject({
+      toolId: 'pi',
+      result: { message: { content: 'Hello from mock' }, metadata: { transport: 'spawn', permissions: { applied: 'read-only' } } },
+    });
+    expect(body.result.usage).toMatchObject({ input_tokens: 15, cache_read_input_tokens: 5, output_tokens: 7 });
+    const v1 = await bridge.request('/v1/chat/completions', { method: 'POST', json: { model: 'pi', messages: hello.messages } });
+    expect(((await v1.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe('Hello from mock');
+    const run = (await machine.runs('pi')).at(-1)!;
+    expect(run.stdin).toBe('Say hello');
+    expect(run.argv.join(' ')).not.toContain('Say hello');
+    await machine.setMode('pi', 'fail');
+    const failed = await bridge.request('/chat/pi', { method: 'POST', json: hello });
+    expect(failed.status).toBe(429);
+    expect(await failed.json()).toMatchObject({ error: { code: 'rate_limited', toolId: 'pi', retryable: true } });
   });
 
   it('POST /auth: Gemini CLI and Copilot CLI, already signed in, start nothing', async () => {

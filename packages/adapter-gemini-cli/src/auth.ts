@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { alreadyLoggedIn } from '@toolbridge/adapter-kit';
+import { manualLogin as signInManually } from '@toolbridge/adapter-kit';
 import type { AuthStartResult, AuthState } from '@toolbridge/core';
 import { NAME, TOOL_ID } from './config.js';
 
@@ -120,18 +120,14 @@ export async function checkGeminiAuth(env: NodeJS.ProcessEnv): Promise<AuthState
  * interactive session (and headless runs refuse to start it). So the start is `manual`.
  */
 export function manualLogin(command: string, state: AuthState): AuthStartResult {
-  if (state.authenticated) return alreadyLoggedIn(TOOL_ID, NAME, command, state);
-  return {
-    toolId: TOOL_ID,
-    status: 'manual',
-    authenticated: false,
+  return signInManually(
+    TOOL_ID,
+    NAME,
     command,
-    instructions:
-      `${NAME} signs in inside an interactive session: run "${command}" in a terminal, choose "Sign in with Google" and finish in the browser ` +
+    state,
+    `${NAME} signs in inside an interactive session: run "${command}" in a terminal, choose "Sign in with Google" and finish in the browser ` +
       `(credentials are stored in ~/.gemini/oauth_creds.json). Or use an API key: set GEMINI_API_KEY (from https://aistudio.google.com/apikey) ` +
       `in the environment Toolbridge runs in, or in ~/.gemini/.env. Vertex AI: GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and ` +
       `GOOGLE_CLOUD_LOCATION (or GOOGLE_API_KEY).`,
-    output: '',
-    checkedAt: new Date().toISOString(),
-  };
+  );
 }

@@ -52,6 +52,15 @@ export function alreadyLoggedIn(toolId: string, name: string, command: string, s
 }
 
 /**
+ * `startAuth()` of a tool that logs in only inside its own interactive UI: nothing is started;
+ * logged in already, or `manual` with the instructions the user follows in a terminal.
+ */
+export function manualLogin(toolId: string, name: string, command: string, state: AuthState, instructions: string): AuthStartResult {
+  if (state.authenticated) return alreadyLoggedIn(toolId, name, command, state);
+  return { toolId, status: 'manual', authenticated: false, command, instructions, output: '', checkedAt: new Date().toISOString() };
+}
+
+/**
  * A tool's browser login run in the background. At most one at a time: a second `start()` joins
  * the open one (`in_progress`). The login outlives the call that started it (the user needs
  * minutes in a browser) but never its TTL or `close()`; it is not tied to the caller's signal.

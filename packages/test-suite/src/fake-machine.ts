@@ -28,7 +28,8 @@ export interface FakeRoute {
 /**
  * A fake CLI, declared by its adapter package from that package's own recordings of the real
  * tool: the binary's name, its routes (first match wins), and the subcommands that do not read
- * stdin (probes, logins); every other run reads its prompt from stdin until EOF, as agents do.
+ * stdin (probes, logins; a first argument, or the first two joined by a space, e.g. `--mode rpc`);
+ * every other run reads its prompt from stdin until EOF, as agents do.
  */
 export interface FakeCliDefinition {
   bin: string;
@@ -82,7 +83,7 @@ const run = async () => {
   } else if (route.hang) setInterval(() => {}, 1000);
   else process.exitCode = route.exitCode || 0;
 };
-if (spec.noStdin.includes(argv[0])) run();
+if (spec.noStdin.includes(argv[0]) || spec.noStdin.includes(argv.slice(0, 2).join(' '))) run();
 else { process.stdin.on('data', (c) => (input += c)); process.stdin.on('end', run); }
 `;
 }

@@ -8,3 +8,4 @@ export * from './mock-http.js';
 export * from './scripted-adapter.js';
 export * from './process-adapter.js';
 export * from './chat-control.js';
+export * from './mock-openai-chat.js';

@@ -23,6 +23,10 @@ export const INSTALL_HINTS: Readonly<Record<string, InstallHint>> = {
     text: 'Install Gemini CLI, then run `gemini` once in a terminal to sign in (or set GEMINI_API_KEY).',
   },
   copilot: { command: 'npm i -g @github/copilot', text: 'Install GitHub Copilot CLI, then run `copilot login`.' },
+  pi: {
+    command: 'npm i -g @mariozechner/pi-coding-agent',
+    text: 'Install Pi, then run `pi` once in a terminal and type /login (or set a provider key such as ANTHROPIC_API_KEY).',
+  },
   ollama: { url: 'https://ollama.com/download', text: 'Install Ollama, then start it with `ollama serve` and pull a model.' },
 };
 

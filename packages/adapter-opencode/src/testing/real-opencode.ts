@@ -88,12 +88,4 @@ export async function startRealOpenCode(
   };
 }
 
-/** A mock request's messages as `role: text` lines (text parts joined), to see what the model was given. */
-export function transcriptOf(body: { messages?: Array<{ role: string; content: unknown }> }): string[] {
-  return (body.messages ?? []).map((m) => {
-    const content = m.content;
-    const text =
-      typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : '';
-    return `${m.role}: ${text}`;
-  });
-}
+export { transcriptOf } from '@toolbridge/test-suite';

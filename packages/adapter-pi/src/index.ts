@@ -1,0 +1,2 @@
+export { createPiAdapter } from './adapter.js';
+export type { PiAdapterOptions } from './options.js';

@@ -1,0 +1,81 @@
+import { parseJsonLine, spawnProcess, toolFailure, writeImageFiles, type RunningProcess } from '@toolbridge/adapter-kit';
+import { ProviderExecutionError, tail, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
+import { NAME, TOOL_ID } from './config.js';
+import { sessionFile } from './dirs.js';
+import { READ_TOOLS } from './extension.js';
+import { PiTurn } from './events.js';
+import { policyEnv } from './permissions.js';
+import { commonArgs, runEnv, type TurnSettings } from './turn.js';
+
+/** A session core names that Pi no longer has. */
+export function missingSession(): ProviderExecutionError {
+  return new ProviderExecutionError(`${NAME} cannot continue this conversation: its own session is gone. Start a new session.`, {
+    toolId: TOOL_ID,
+    publicDetails: { reason: 'native_session_missing' },
+  });
+}
+
+/**
+ * One chat as one `pi --mode json -p` run, the prompt on stdin: a new Pi session, or `--session`
+ * (`--fork`) with the file of the one core names; images as `@file` arguments; the level enforced
+ * by the extension from `TOOLBRIDGE_PI_POLICY` (and, at read-only, Pi's own `--tools` allow-list
+ * too). The interrupt ends the run (Pi has written the session so far) with what was said.
+ */
+export async function* jsonTurn(command: string, request: ToolRequest, ctx: ChatContext, turn: TurnSettings): AsyncGenerator<StreamEvent> {
+  let proc: RunningProcess | undefined;
+  const onInterrupt = () => proc?.kill();
+  try {
+    const resume = request.resume;
+    const file = resume ? await sessionFile(turn.runtimeDir, resume.nativeSessionId) : undefined;
+    if (resume && !file) throw missingSession();
+    const images = turn.images.length > 0 ? await writeImageFiles(turn.images, await ctx.scratchDir()) : [];
+    const readOnly = turn.permissions.level === 'read-only';
+    proc = spawnProcess({
+      command,
+      args: [
+        '--mode',
+        'json',
+        ...commonArgs(turn.runtimeDir, turn.model, turn.thinking),
+        ...(readOnly ? ['--tools', READ_TOOLS.join(',')] : []),
+        ...(file ? [resume!.fork ? '--fork' : '--session', file] : []),
+        ...images.map((f) => `@${f}`),
+        '-p',
+      ],
+      stdin: turn.prompt,
+      env: runEnv(ctx.env, turn.runtimeDir, policyEnv(turn.permissions)),
+      cwd: ctx.cwd,
+      signal: ctx.signal,
+      toolId: TOOL_ID,
+    });
+    ctx.interrupt?.addEventListener('abort', onInterrupt, { once: true });
+    const run = new PiTurn();
+    for await (const line of proc) {
+      const event = parseJsonLine(line);
+      if (event) yield* run.accept(event);
+    }
+    const exit = await proc.result;
+    if (ctx.interrupt?.aborted) {
+      yield {
+        type: 'result',
+        result: run.result(turn.model, { finishReason: 'interrupted', transport: 'spawn', permissions: turn.permissions.metadata }),
+      };
+      return;
+    }
+    if (run.error) throw run.error;
+    if (exit.exitCode !== 0 || exit.signal || !run.done) {
+      const stderr = tail(exit.stderrTail.trim(), 1000);
+      throw new ProviderExecutionError(`${NAME} exited with ${exit.signal ?? `code ${exit.exitCode}`}${stderr ? `: ${stderr}` : ''}`, {
+        toolId: TOOL_ID,
+      });
+    }
+    yield { type: 'result', result: run.result(turn.model, { transport: 'spawn', permissions: turn.permissions.metadata }) };
+  } catch (e) {
+    throw toolFailure(e, NAME, TOOL_ID);
+  } finally {
+    ctx.interrupt?.removeEventListener('abort', onInterrupt);
+    if (proc) {
+      proc.kill();
+      await proc.result.catch(() => {});
+    }
+  }
+}
