@@ -9,13 +9,9 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
-import { createRegistry } from '../packages/core/dist/index.js';
-import { createCodexAdapter } from '../packages/adapter-codex/dist/index.js';
-import { createOpenCodeAdapter } from '../packages/adapter-opencode/dist/index.js';
-import { startMockResponsesServer } from '../packages/adapter-codex/src/testing/mock-responses-server.ts';
-import { startMockOpenAIServer } from '../packages/adapter-opencode/src/testing/mock-openai-server.ts';
-import { realOpenCodeEnv } from '../packages/adapter-opencode/src/testing/real-opencode.ts';
-import { makeTempDir, pathWith, realCliBinDir, testGate, waitFor, withChatControl } from '../packages/test-suite/src/index.ts';
+import { startRealCodex } from '../packages/adapter-codex/src/testing/real-codex.ts';
+import { startRealOpenCode } from '../packages/adapter-opencode/src/testing/real-opencode.ts';
+import { testGate, waitFor } from '../packages/test-suite/src/index.ts';
 import { median } from './lib/chat-timing.mjs';
 
 const RUNS = 5;
@@ -99,25 +95,15 @@ async function measure({ registry, toolId, cwd, control, stamps, queueCommand, q
 }
 
 async function codex() {
-  const mock = await startMockResponsesServer({ kind: 'reply', text: 'done' });
-  const home = await makeTempDir('toolbridge-bench-codex-approvals-');
-  const codexHome = path.join(home.dir, '.codex');
-  await mock.writeCodexConfig(codexHome);
-  const env = {
-    PATH: pathWith(realCliBinDir('codex')),
-    HOME: home.dir,
-    CODEX_HOME: codexHome,
-    MOCK_API_KEY: 'dummy',
-    TMPDIR: process.env.TMPDIR ?? '/tmp',
-  };
   const control = { current: {} };
-  const registry = createRegistry({ adapters: [withChatControl(createCodexAdapter(), () => control.current)], env });
+  const codex = await startRealCodex({ control: () => control.current });
+  const { mock } = codex;
   const stamps = stampRequests(mock.requests);
   try {
     return await measure({
-      registry,
+      registry: codex.registry,
       toolId: 'codex',
-      cwd: await mkdtemp(path.join(home.dir, 'work-')),
+      cwd: await mkdtemp(path.join(codex.home, 'work-')),
       control,
       stamps,
       queueCommand: (cmd) =>
@@ -129,25 +115,24 @@ async function codex() {
       waitRequest: (before) => waitFor(() => stamps.length > before, 60_000, 'the model request'),
     });
   } finally {
-    await registry.close();
-    await mock.close();
-    await home.cleanup();
+    await codex.close();
   }
 }
 
 async function opencode() {
-  const mock = await startMockOpenAIServer({ kind: 'steps', steps: [{ text: 'done' }] });
-  const home = await makeTempDir('toolbridge-bench-opencode-approvals-');
-  const env = realOpenCodeEnv(home.dir, mock.baseURL);
   const control = { current: {} };
-  const registry = createRegistry({ adapters: [withChatControl(createOpenCodeAdapter(), () => control.current)], env });
-  registry.config.replace({ opencodeModel: 'mock/mock-model' });
+  const oc = await startRealOpenCode(
+    { kind: 'steps', steps: [{ text: 'done' }] },
+    { opencodeModel: 'mock/mock-model' },
+    { control: () => control.current },
+  );
+  const { mock } = oc;
   const stamps = stampRequests(mock.requests);
   try {
     return await measure({
-      registry,
+      registry: oc.registry,
       toolId: 'opencode',
-      cwd: await mkdtemp(path.join(home.dir, 'work-')),
+      cwd: await mkdtemp(path.join(oc.home, 'work-')),
       control,
       stamps,
       queueCommand: (command) => {
@@ -159,9 +144,7 @@ async function opencode() {
       waitRequest: (before) => waitFor(() => stamps.length > before, 60_000, 'the model request'),
     });
   } finally {
-    await registry.close();
-    await mock.close();
-    await home.cleanup();
+    await oc.close();
   }
 }
 

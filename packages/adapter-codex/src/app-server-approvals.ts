@@ -1,6 +1,7 @@
 import { approveAction } from '@toolbridge/adapter-kit';
 import type { ApprovalRequest, ChatContext, PermissionLevel } from '@toolbridge/core';
 import type { Notification } from './app-server.js';
+import { findCall } from './rollout.js';
 
 type Json = Record<string, unknown>;
 
@@ -15,7 +16,9 @@ export const APPROVAL_REQUESTS = ['item/commandExecution/requestApproval', 'item
  * approved `echo > /outside` wrote the file at read-only and at workspace-write), while an approved
  * plain call runs inside the sandbox (the same write failed with "Read-only file system"). The
  * approval request itself does not say which (a `reason` appears only with a `justification`), so
- * the call's arguments are read from the raw response item that precedes it.
+ * the call's arguments are read from the raw response item that precedes it (a thread started with
+ * `experimentalRawEvents`), else from the thread's log (a resumed or forked thread: app-server
+ * 0.169 takes that flag only on `thread/start`).
  */
 export function leavesSandbox(call: Json): boolean {
   if (call.type === 'local_shell_call') return false;
@@ -37,6 +40,9 @@ export function leavesSandbox(call: Json): boolean {
 }
 
 const CHANGE_KINDS = new Set(['add', 'update', 'delete']);
+/** Looking a call up in the thread's log: up to 1 s (the call is logged before its tool runs, by an asynchronous writer). */
+const LOG_ATTEMPTS = 10;
+const LOG_RETRY_MS = 100;
 
 /**
  * The approvals of one warm Codex thread (`approvals: "ask"`): every command and file change
@@ -59,6 +65,8 @@ export class ThreadApprovals {
     private readonly ctx: Pick<ChatContext, 'approvals' | 'cwd'>,
     private readonly level: PermissionLevel,
     private readonly additionalDirs: readonly string[],
+    /** The thread's log (`thread.path`), where a call not seen as a raw event is looked up. */
+    private readonly rollout?: string,
   ) {}
 
   observe(n: Notification): void {
@@ -91,9 +99,22 @@ export class ThreadApprovals {
     return answer.allow;
   }
 
+  /** Whether the call asked to leave the sandbox; true (refused) when its arguments cannot be found. */
+  private async escalates(itemId: string): Promise<boolean> {
+    const seen = this.escalation.get(itemId);
+    if (seen !== undefined || !this.rollout) return seen ?? true;
+    // Codex writes the call to its log before it runs the tool; the writer is asynchronous, so look a few times.
+    for (let attempt = 0; attempt < LOG_ATTEMPTS; attempt++) {
+      const call = await findCall(this.rollout, itemId).catch(() => undefined);
+      if (call) return leavesSandbox(call);
+      await new Promise((r) => setTimeout(r, LOG_RETRY_MS));
+    }
+    return true;
+  }
+
   private async command(itemId: string, params: Json): Promise<boolean> {
     // Unsandboxed is what `full` grants anyway; below it the level would be widened.
-    if (this.level !== 'full' && this.escalation.get(itemId) !== false) return false;
+    if (this.level !== 'full' && (await this.escalates(itemId))) return false;
     const command = params.kind === 'writeStdin' ? undefined : str(params.command);
     const action: ApprovalRequest = {
       kind: 'command',

@@ -120,6 +120,24 @@ describe('real codex 0.169.0: approvals on the warm transport', () => {
     expect(toolOutputs(codex.mock.modelRequests().at(-1))).toContain('Read-only file system');
   }, 120_000);
 
+  it("a session's next turn (a resumed thread) asks the same way, and still refuses an escalation", async () => {
+    const cwd = await workDir();
+    gate = testGate(() => ({ allow: true }));
+    control = { approvals: gate };
+    codex.mock.queue(shell('echo one > one.txt'), done);
+    const first = await run(cwd, 'workspace-write');
+    codex.mock.queue(shell('echo two > two.txt'), done);
+    await run(cwd, 'workspace-write', { sessionId: first.result.sessionId });
+    expect(gate.asked.map((a) => a.command)).toEqual([expect.stringContaining('one.txt'), expect.stringContaining('two.txt')]);
+    expect(readFileSync(path.join(cwd, 'two.txt'), 'utf8')).toBe('two\n');
+    // A resumed thread sends no raw events: the escalation is found in the thread's log, and refused.
+    const outside = path.join(path.dirname(cwd), `toolbridge-codex-resumed-${process.pid}.txt`);
+    codex.mock.queue(shell(`echo hi > ${outside}`, { sandbox_permissions: 'require_escalated' }), done);
+    await run(cwd, 'workspace-write', { sessionId: first.result.sessionId });
+    expect(gate.asked).toHaveLength(2);
+    expect(existsSync(outside)).toBe(false);
+  }, 240_000);
+
   it('read-only: commands are refused by the level without asking', async () => {
     const cwd = await workDir();
     codex.mock.queue(shell('echo hi > in.txt'), done);

@@ -48,6 +48,16 @@ export function turnUsage(after: Usage, before: Usage | undefined): Usage {
   return out;
 }
 
+/** The model's tool call with this id (`function_call`, `local_shell_call`, …) as the thread's log holds it, if it does yet. */
+export async function findCall(file: string, callId: string): Promise<Record<string, unknown> | undefined> {
+  const all = await entries(file);
+  for (let i = all.length - 1; i >= 0; i--) {
+    const p = all[i]!.payload;
+    if (all[i]!.type === 'response_item' && p?.call_id === callId && /call$/.test(str(p.type) ?? '')) return p;
+  }
+  return undefined;
+}
+
 /** What the last turn of a rollout shows: the model it ran with, and tool calls that left no item. */
 export interface LastTurn {
   model?: string;

@@ -90,7 +90,9 @@ export async function* warmTurn(
     wake = undefined;
     w?.();
   };
-  const approvals = ctx.approvals ? new ThreadApprovals(ctx, LEVEL_OF[turn.permissions.sandbox], request.additionalDirs) : undefined;
+  const approvals = ctx.approvals
+    ? new ThreadApprovals(ctx, LEVEL_OF[turn.permissions.sandbox], request.additionalDirs, rollout)
+    : undefined;
   const offThread = server.onThread(threadId, (n) => {
     approvals?.observe(n);
     queue.push(n);
