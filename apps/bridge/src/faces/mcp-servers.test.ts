@@ -38,6 +38,8 @@ describe('mcpServers handed to Claude Code (real CLI)', () => {
       CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
       ANTHROPIC_BASE_URL: model.url,
       ANTHROPIC_API_KEY: 'dummy',
+      // Starting the server from source takes seconds on a loaded machine: more than Claude's default wait.
+      MCP_TIMEOUT: '90000',
     };
     bridge = await startTestBridge([createClaudeCodeAdapter({ warm: false }), scriptedAdapter('other')], { env });
   });

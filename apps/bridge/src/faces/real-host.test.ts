@@ -64,6 +64,8 @@ describe('Claude Code as the MCP host of toolbridge mcp, with Codex answering', 
       CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
       ANTHROPIC_BASE_URL: claudeModel.url,
       ANTHROPIC_API_KEY: 'dummy',
+      // Starting the server from source takes seconds on a loaded machine: more than Claude's default wait.
+      MCP_TIMEOUT: '90000',
       TMPDIR: process.env.TMPDIR ?? '/tmp',
     };
     const args = [
