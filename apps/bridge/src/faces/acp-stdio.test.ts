@@ -5,11 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../../../..');
-const fixture = path.join(here, '../testing/face-fixture.ts');
+import { FACE_FIXTURE, fromSource, REPO_ROOT } from '../testing/faces.js';
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
 describe('toolbridge acp (stdio), driven by the ACP SDK client', () => {
@@ -23,8 +19,8 @@ describe('toolbridge acp (stdio), driven by the ACP SDK client', () => {
 
   beforeAll(async () => {
     ({ dir, cleanup } = await makeTempDir('toolbridge-acp-'));
-    child = spawn(process.execPath, ['--conditions=toolbridge-source', '--import', 'tsx', fixture, 'acp'], {
-      cwd: root,
+    child = spawn(process.execPath, fromSource(FACE_FIXTURE, 'acp'), {
+      cwd: REPO_ROOT,
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,

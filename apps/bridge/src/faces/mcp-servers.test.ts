@@ -5,13 +5,8 @@ import { makeTempDir, pathWith, realCliBinDir, scriptedAdapter } from '@toolbrid
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { FACE_FIXTURE, fromSource } from '../testing/faces.js';
 import { startTestBridge, type TestBridge } from '../testing/harness.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../../../..');
-const tsx = pathToFileURL(path.join(root, 'node_modules/tsx/dist/loader.mjs')).href;
-const fixture = path.join(here, '../testing/face-fixture.ts');
 
 /**
  * `mcpServers` of a chat request reach the agent through its own mechanism. Here the real Claude
@@ -43,6 +38,8 @@ describe('mcpServers handed to Claude Code (real CLI)', () => {
       CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
       ANTHROPIC_BASE_URL: model.url,
       ANTHROPIC_API_KEY: 'dummy',
+      // Starting the server from source takes seconds on a loaded machine: more than Claude's default wait.
+      MCP_TIMEOUT: '90000',
     };
     bridge = await startTestBridge([createClaudeCodeAdapter({ warm: false }), scriptedAdapter('other')], { env });
   });
@@ -62,7 +59,7 @@ describe('mcpServers handed to Claude Code (real CLI)', () => {
           {
             name: 'tb',
             command: process.execPath,
-            args: ['--conditions=toolbridge-source', '--import', tsx, fixture, 'mcp'],
+            args: fromSource(FACE_FIXTURE, 'mcp'),
             env: { FACE_FIXTURE_MARKS: marks, FACE_FIXTURE_SESSIONS: path.join(tmp.dir, 's'), SECRET_TOKEN: 'never-in-logs-42' },
           },
         ],

@@ -5,11 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { makeTempDir, waitFor } from '@toolbridge/test-suite';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../../../..');
-const fixture = path.join(here, '../testing/face-fixture.ts');
+import { FACE_FIXTURE, fromSource, REPO_ROOT } from '../testing/faces.js';
 
 /** `toolbridge mcp` in its own process over scripted tools, as an MCP host starts it. */
 async function startMcp(flags: string[] = []) {
@@ -17,8 +13,8 @@ async function startMcp(flags: string[] = []) {
   const marks = path.join(dir, 'marks');
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--conditions=toolbridge-source', '--import', 'tsx', fixture, 'mcp', ...flags],
-    cwd: root,
+    args: fromSource(FACE_FIXTURE, 'mcp', ...flags),
+    cwd: REPO_ROOT,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? dir,

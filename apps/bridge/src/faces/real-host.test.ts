@@ -5,12 +5,7 @@ import { makeTempDir, pathWith, realCliBinDir } from '@toolbridge/test-suite';
 import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../../../..');
-const tsx = pathToFileURL(path.join(root, 'node_modules/tsx/dist/loader.mjs')).href;
-const cli = path.join(root, 'apps/bridge/src/cli.ts');
+import { BRIDGE_CLI, fromSource } from '../testing/faces.js';
 
 /**
  * The proof with real hosts (see cli-facts.md, "MCP hosts and the ACP SDK"): the real Claude Code,
@@ -53,7 +48,7 @@ describe('Claude Code as the MCP host of toolbridge mcp, with Codex answering', 
         tb: {
           type: 'stdio',
           command: process.execPath,
-          args: ['--conditions=toolbridge-source', '--import', tsx, cli, 'mcp'],
+          args: fromSource(BRIDGE_CLI, 'mcp'),
           env: {
             PATH: pathWith(realCliBinDir('codex')),
             CODEX_HOME: path.join(tmp.dir, 'codex-home'),
@@ -69,6 +64,8 @@ describe('Claude Code as the MCP host of toolbridge mcp, with Codex answering', 
       CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
       ANTHROPIC_BASE_URL: claudeModel.url,
       ANTHROPIC_API_KEY: 'dummy',
+      // Starting the server from source takes seconds on a loaded machine: more than Claude's default wait.
+      MCP_TIMEOUT: '90000',
       TMPDIR: process.env.TMPDIR ?? '/tmp',
     };
     const args = [
