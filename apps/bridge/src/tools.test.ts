@@ -45,7 +45,7 @@ describe('bridge over the real adapters', () => {
     await machine.cleanup();
   });
 
-  it('GET /discover finds all six tools with their versions', async () => {
+  it('GET /discover finds all seven tools with their versions', async () => {
     const res = await bridge.request('/discover');
     expect(res.status).toBe(200);
     const { tools } = (await res.json()) as { tools: Array<{ id: string; available: boolean; version?: string; type: string }> };
@@ -55,6 +55,7 @@ describe('bridge over the real adapters', () => {
       ['opencode', 'agent', true],
       ['gemini', 'agent', true],
       ['copilot', 'agent', true],
+      ['qwen-code', 'agent', true],
       ['ollama', 'runtime', true],
     ]);
     expect(tools.find((t) => t.id === 'codex')!.version).toContain('0.169.0');

@@ -5,7 +5,7 @@ import { QwenStreamParser } from './events.js';
 import { classifyFailure } from './failures.js';
 
 /** The `result` line the real qwen 0.24.4 printed after the mock answered every attempt with this status (see testing/captures). */
-const captured = (status: number) => readFileSync(new URL(`./testing/captures/result-${status}.jsonl`, import.meta.url), 'utf8');
+const captured = (status: number) => readFileSync(new URL(`./testing/captures/qwen-err-${status}.out`, import.meta.url), 'utf8');
 const exit = { exitCode: 1, signal: null, stderrTail: '' };
 
 function failureOf(lines: string): unknown {
@@ -58,5 +58,16 @@ describe('failures of the real qwen, classified', () => {
       stderrTail: 'No saved session found with ID 11111111-2222-4333-8444-555555555555. Run `qwen --resume`',
     });
     expect(e).toMatchObject({ publicDetails: { reason: 'native_session_missing' } });
+  });
+});
+
+describe('a sign-in without its key', () => {
+  it('→ ToolAuthError naming what is missing (qwen 0.24.4 answers at once, without a model call)', () => {
+    const e = classifyFailure(
+      "Missing API key for OpenAI-compatible auth. Set settings.security.auth.apiKey, or set the 'OPENAI_API_KEY' environment variable.",
+      exit,
+    );
+    expect(e).toBeInstanceOf(ToolAuthError);
+    expect(e.message).toContain('Missing API key');
   });
 });

@@ -8,6 +8,9 @@ export type ExitInfo = Pick<ProcessResult, 'exitCode' | 'signal' | 'stderrTail'>
 /** Qwen Code's failed model call, as it writes it in the result's `error.message`: `[API Error: 429 Rate limit reached]`. */
 const API_ERROR = /\[API Error: (?:(\d{3}) )?([^\]\n]*)\]?/;
 
+const SIGNED_OUT = /missing api key|no api key|api key (is )?(not set|required)|please set an auth method/i;
+const firstLine = (s: string) => s.split('\n')[0]!.slice(0, 300);
+
 /** A reset the provider's message names ("try again in 20s", "resets at 2026-…"), when it does. */
 function resetIn(text: string, now = Date.now()): Date | undefined {
   const secs = /try again in (\d+(?:\.\d+)?)\s*(ms|s|seconds?|m|minutes?)\b/i.exec(text);
@@ -35,6 +38,8 @@ export function classifyFailure(message: string, proc: ExitInfo): ToolbridgeErro
   if (missing) return missing;
   const opts = { toolId: TOOL_ID, details: { apiErrorStatus: status, exitCode: proc.exitCode } };
   if (status === 401 || status === 403) return new ToolAuthError(`${NAME} could not authenticate: ${text}`, opts);
+  // Start-up refusals of a sign-in without its key ("Missing API key for OpenAI-compatible auth. Set …").
+  if (status === undefined && SIGNED_OUT.test(message)) return new ToolAuthError(`${NAME} is not signed in: ${firstLine(message)}`, opts);
   if (status === 429) {
     const resetsAt = resetIn(message);
     const quota = /quota|insufficient_quota|billing|exceeded your current/i.test(text);
@@ -67,7 +72,7 @@ export function failureWithoutResult(proc: ExitInfo, notStreamJson: boolean): To
     600,
   );
   const details = { exitCode: proc.exitCode, signal: proc.signal, stderrTail: proc.stderrTail };
-  if (/API key|auth(entication)? (type|method)|Please set an Auth method/i.test(stderr)) {
+  if (SIGNED_OUT.test(stderr)) {
     return new ToolAuthError(`${NAME} is not signed in: ${stderr}`, { toolId: TOOL_ID, details });
   }
   const how = proc.signal ? `was killed by ${proc.signal}` : proc.exitCode !== 0 ? `exited with code ${proc.exitCode}` : 'exited';

@@ -5,6 +5,7 @@ import { createCopilotCliAdapter, type CopilotCliAdapterOptions } from '@toolbri
 import { createGeminiCliAdapter, type GeminiCliAdapterOptions } from '@toolbridge/adapter-gemini-cli';
 import { createOllamaAdapter, type OllamaAdapterOptions } from '@toolbridge/adapter-ollama';
 import { createOpenCodeAdapter, type OpenCodeAdapterOptions } from '@toolbridge/adapter-opencode';
+import { createQwenCodeAdapter, type QwenCodeAdapterOptions } from '@toolbridge/adapter-qwen-code';
 
 export interface DefaultAdapterOptions {
   codex?: CodexAdapterOptions;
@@ -12,10 +13,11 @@ export interface DefaultAdapterOptions {
   opencode?: OpenCodeAdapterOptions;
   gemini?: GeminiCliAdapterOptions;
   copilot?: CopilotCliAdapterOptions;
+  qwenCode?: QwenCodeAdapterOptions;
   ollama?: OllamaAdapterOptions;
 }
 
-/** All six adapters, in the order tools are listed: the agents, then the runtime. */
+/** All seven adapters, in the order tools are listed: the agents, then the runtime. */
 export function defaultAdapters(options: DefaultAdapterOptions = {}): ToolAdapter[] {
   return [
     createCodexAdapter(options.codex),
@@ -23,6 +25,7 @@ export function defaultAdapters(options: DefaultAdapterOptions = {}): ToolAdapte
     createOpenCodeAdapter(options.opencode),
     createGeminiCliAdapter(options.gemini),
     createCopilotCliAdapter(options.copilot),
+    createQwenCodeAdapter(options.qwenCode),
     createOllamaAdapter(options.ollama),
   ];
 }

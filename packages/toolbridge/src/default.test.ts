@@ -28,6 +28,7 @@ describe('the default instance (top-level functions)', () => {
       ['opencode', true],
       ['gemini', true],
       ['copilot', true],
+      ['qwen-code', true],
       ['ollama', true],
     ]);
     await expect(connect('nope')).rejects.toBeInstanceOf(ToolNotFoundError);
@@ -38,7 +39,7 @@ describe('the default instance (top-level functions)', () => {
     expect(response).toMatchObject({ toolId: 'ollama', model: 'qwen3:14b', fallbackUsed: false });
     expect(machine.ollama.chats.at(-1)!.model).toBe('qwen3:14b');
     const health = await checkAllToolsHealth();
-    expect(health.map((h) => h.toolId)).toEqual(['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'ollama']);
+    expect(health.map((h) => h.toolId)).toEqual(['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'qwen-code', 'ollama']);
   });
 
   it('closeDefaultToolbridge() ends the instance; the next call starts a fresh one', async () => {

@@ -103,4 +103,5 @@ export { createClaudeCodeAdapter, type ClaudeCodeAdapterOptions } from '@toolbri
 export { createOpenCodeAdapter, type OpenCodeAdapterOptions } from '@toolbridge/adapter-opencode';
 export { createGeminiCliAdapter, type GeminiCliAdapterOptions } from '@toolbridge/adapter-gemini-cli';
 export { createCopilotCliAdapter, type CopilotCliAdapterOptions } from '@toolbridge/adapter-copilot-cli';
+export { createQwenCodeAdapter, type QwenCodeAdapterOptions } from '@toolbridge/adapter-qwen-code';
 export { createOllamaAdapter, type OllamaAdapterOptions } from '@toolbridge/adapter-ollama';

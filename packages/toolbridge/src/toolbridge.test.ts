@@ -6,10 +6,10 @@ const hello = { messages: [{ role: 'user' as const, content: 'Say hello (secret 
 const { setup, ollama } = useToolbridgeFixture();
 
 describe('toolbridge with the default adapters, end to end', () => {
-  it('discovers all six tools with their versions and models', async () => {
+  it('discovers all seven tools with their versions and models', async () => {
     const { tb } = await setup();
     const tools = await tb.discover();
-    expect(tools.map((t) => t.id)).toEqual(['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'ollama']);
+    expect(tools.map((t) => t.id)).toEqual(['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'qwen-code', 'ollama']);
     for (const t of tools) expect(t).toMatchObject({ available: true });
     const byId = Object.fromEntries(tools.map((t) => [t.id, t]));
     expect(byId.codex!.version).toContain('0.169.0');
@@ -19,6 +19,7 @@ describe('toolbridge with the default adapters, end to end', () => {
     expect(byId.gemini!.version).toBe('0.61.0');
     expect(byId.gemini!.capabilities).toContain('vision');
     expect(byId.copilot!.version).toBe('1.0.102');
+    expect(byId['qwen-code']!.version).toBe('0.24.4');
     expect(byId.ollama!.version).toBe('0.9.0');
     expect(byId.ollama!.models).toEqual(expect.arrayContaining(['llama3.2:1b', 'qwen3:14b']));
     expect(byId.ollama!.type).toBe('runtime');
@@ -31,6 +32,7 @@ describe('toolbridge with the default adapters, end to end', () => {
     ['opencode', 'Hello from mock'],
     ['gemini', 'Hello from mock'],
     ['copilot', 'Hello from mock'],
+    ['qwen-code', 'Hello from mock'],
     ['ollama', 'Hello from ollama'],
   ])('connects to %s and chats: { message, usage, metadata }', async (toolId, text) => {
     const { tb } = await setup();
@@ -113,7 +115,7 @@ describe('toolbridge with the default adapters, end to end', () => {
     await clis.setMode('claude', 'logged_out');
     const records = await tb.checkAllToolsHealth();
     const byId = Object.fromEntries(records.map((r) => [r.toolId, r]));
-    expect(Object.keys(byId).sort()).toEqual(['claude-code', 'codex', 'copilot', 'gemini', 'ollama', 'opencode']);
+    expect(Object.keys(byId).sort()).toEqual(['claude-code', 'codex', 'copilot', 'gemini', 'ollama', 'opencode', 'qwen-code']);
     expect(byId.codex).toMatchObject({
       status: 'healthy',
       available: true,

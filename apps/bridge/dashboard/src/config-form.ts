@@ -33,6 +33,7 @@ const GROUPS: Array<[prefix: string, name: string]> = [
   ['opencode', 'OpenCode'],
   ['gemini', 'Gemini CLI'],
   ['copilot', 'Copilot CLI'],
+  ['qwenCode', 'Qwen Code'],
   ['ollama', 'Ollama'],
 ];
 

@@ -23,6 +23,10 @@ export const INSTALL_HINTS: Readonly<Record<string, InstallHint>> = {
     text: 'Install Gemini CLI, then run `gemini` once in a terminal to sign in (or set GEMINI_API_KEY).',
   },
   copilot: { command: 'npm i -g @github/copilot', text: 'Install GitHub Copilot CLI, then run `copilot login`.' },
+  'qwen-code': {
+    command: 'npm i -g @qwen-code/qwen-code',
+    text: 'Install Qwen Code (it needs Node 22), then set OPENAI_API_KEY or run `qwen` once and choose a provider with /auth.',
+  },
   ollama: { url: 'https://ollama.com/download', text: 'Install Ollama, then start it with `ollama serve` and pull a model.' },
 };
 

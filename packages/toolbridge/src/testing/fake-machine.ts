@@ -4,6 +4,7 @@ import { fakeCopilotCli } from '@toolbridge/adapter-copilot-cli/testing';
 import { fakeGeminiCli } from '@toolbridge/adapter-gemini-cli/testing';
 import { startFakeOllama, type FakeOllama, type FakeOllamaOptions } from '@toolbridge/adapter-ollama/testing';
 import { fakeOpenCodeCli } from '@toolbridge/adapter-opencode/testing';
+import { fakeQwenCli } from '@toolbridge/adapter-qwen-code/testing';
 import { makeFakeMachine as makeMachine, type FakeCliDefinition, type FakeMachine as Machine } from '@toolbridge/test-suite';
 
 /** The fake CLIs of the default adapters, by binary name. */
@@ -13,6 +14,7 @@ export const DEFAULT_FAKE_CLIS = {
   opencode: fakeOpenCodeCli,
   gemini: fakeGeminiCli,
   copilot: fakeCopilotCli,
+  qwen: fakeQwenCli,
 } satisfies Record<string, FakeCliDefinition>;
 export type FakeCli = keyof typeof DEFAULT_FAKE_CLIS;
 /** Every default fake CLI, in the order the default adapters list their tools. */
@@ -26,9 +28,9 @@ export interface FakeMachine extends Machine {
 
 /**
  * A throwaway machine with every default tool: fake `codex`, `claude`, `opencode`, `gemini` and
- * `copilot` (each replaying its adapter's recordings of the real CLI; Gemini and Copilot signed in
+ * `copilot`, `qwen` (each replaying its adapter's recordings of the real CLI; Gemini and Copilot signed in
  * through their files) first on PATH, a fresh HOME, and an in-test Ollama. Only the CLIs in `bins`
- * are installed (default all five).
+ * are installed (default all six).
  */
 export async function makeFakeMachine(options: { bins?: readonly FakeCli[]; ollama?: FakeOllamaOptions } = {}): Promise<FakeMachine> {
   const ollama = await startFakeOllama({ models: ['llama3.2:1b', 'qwen3:14b'], reply: 'Hello from ollama', ...options.ollama });
