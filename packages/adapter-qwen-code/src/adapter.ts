@@ -6,12 +6,14 @@ import { NAME, qwenCodeConfig, TOOL_ID } from './config.js';
 import { listModels } from './models.js';
 import { chooseNode, type NodeChoice } from './node.js';
 import type { QwenCodeAdapterOptions } from './options.js';
-import { oneShotTurn, runEnv } from './spawn.js';
+import { oneShotTurn, runEnv, type QwenTurn } from './spawn.js';
+import { QwenWarm } from './warm.js';
 
 /** The Qwen Code adapter (`qwen-code`): drives the `qwen` CLI (on a Node >= 22) with stream-json output. */
 export function createQwenCodeAdapter(options: QwenCodeAdapterOptions = {}): ToolAdapter {
   const command = options.command ?? 'qwen';
   const timeoutMs = options.detectTimeoutMs ?? 15_000;
+  const warm = new QwenWarm(options);
   const node = (ctx: CallContext): Promise<NodeChoice> => chooseNode(ctx, options.node ?? qwenCodeConfig.read(ctx.config).node, timeoutMs);
 
   return defineAdapter({
@@ -26,6 +28,7 @@ export function createQwenCodeAdapter(options: QwenCodeAdapterOptions = {}): Too
       activity: true,
       permissions: ['read-only', 'workspace-write', 'full'],
       additionalDirs: true,
+      ...(options.warm === false ? {} : { warm: true, approvals: true, interrupt: true }),
     },
 
     async detect(ctx) {
@@ -54,9 +57,13 @@ export function createQwenCodeAdapter(options: QwenCodeAdapterOptions = {}): Too
       return (async function* () {
         const chosen = await node(ctx);
         if (!chosen.ok) throw new ToolUnavailableError(chosen.reason, { toolId: TOOL_ID });
-        const turn = { permissions: resolvePermissions(request, ctx), model: request.model ?? s.model, node: chosen.path };
+        const turn: QwenTurn = { permissions: resolvePermissions(request, ctx), model: request.model ?? s.model, node: chosen.path };
+        if (yield* warm.stream(request, ctx, turn)) return;
         yield* oneShotTurn(options, request, ctx, turn);
       })();
     },
+
+    warmLoad: () => warm.load(),
+    dispose: () => warm.close(),
   });
 }

@@ -34,10 +34,10 @@ export function buildArgs(a: QwenArgs): string[] {
   const comma = a.includeDirectories.find((d) => d.includes(','));
   if (comma) throw new InvalidRequestError(`${NAME} cannot take a directory whose path has a comma: ${comma}`, { toolId: TOOL_ID });
   return [
+    ...(a.streamInput ? ['--input-format', 'stream-json'] : []),
     '--output-format',
     'stream-json',
     '--include-partial-messages',
-    ...(a.streamInput ? ['--input-format', 'stream-json'] : []),
     '--approval-mode',
     a.approvalMode,
     ...(a.model ? ['--model', a.model] : []),

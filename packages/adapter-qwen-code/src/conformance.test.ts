@@ -1,4 +1,4 @@
-import { afterAll } from '@jest/globals';
+import { afterAll, jest } from '@jest/globals';
 import { pathWithout } from '@toolbridge/test-suite';
 import { describeAdapterConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
 import { createQwenCodeAdapter } from './adapter.js';
@@ -10,6 +10,9 @@ import { realQwenHome } from './testing/real.js';
  * server. No `rate-limited`: Qwen Code retries a 429 seven times with backoff before it answers
  * (over a minute here); its recorded 429 is classified in failures.test.ts.
  */
+// A cold qwen run takes 5-35 s on a loaded two-core machine: more than jest's default 30 s per test.
+jest.setTimeout(240_000);
+
 const mocks: MockQwenServer[] = [];
 afterAll(async () => {
   for (const m of mocks) await m.close();

@@ -51,6 +51,10 @@ export class QwenStreamParser {
     return this.sessionId;
   }
 
+  get modelName(): string | undefined {
+    return this.model;
+  }
+
   /** The stream events of one line (a `control_request` is the transport's: see `controlRequest`). */
   push(line: string): StreamEvent[] {
     if (line.trim() === '') return [];

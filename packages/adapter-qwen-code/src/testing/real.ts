@@ -30,7 +30,9 @@ export async function realQwenHome(baseURL: string, settings: Record<string, unk
   await mkdir(qwenHome, { recursive: true });
   await writeFile(
     path.join(qwenHome, 'settings.json'),
-    JSON.stringify({ security: { auth: { selectedType: 'openai' } }, model: { name: 'mock-model' }, ...settings }),
+    // `$version` as Qwen Code writes it: without it, its first start rewrites the file (a migration),
+    // which changes the warm processes' fingerprint once.
+    JSON.stringify({ security: { auth: { selectedType: 'openai' } }, model: { name: 'mock-model' }, ...settings, $version: 4 }),
   );
   const env: NodeJS.ProcessEnv = {
     PATH: pathWith(realCliBinDir('qwen-code')),
