@@ -136,10 +136,13 @@ export class QwenProcess implements WarmMember {
   async next(signal: AbortSignal): Promise<string | undefined> {
     while (this.lines.length === 0 && !this.ended) {
       if (signal.aborted) throw signal.reason;
+      let onAbort: (() => void) | undefined;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
-        signal.addEventListener('abort', () => resolve(), { once: true });
+        onAbort = resolve;
+        signal.addEventListener('abort', onAbort, { once: true });
       });
+      signal.removeEventListener('abort', onAbort!);
       this.wake = undefined;
     }
     return this.lines.shift();
