@@ -1,7 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { alreadyLoggedIn } from '@toolbridge/adapter-kit';
+import { alreadyLoggedIn, readDotEnv, readJsonFile } from '@toolbridge/adapter-kit';
 import type { AuthStartResult, AuthState } from '@toolbridge/core';
 import { NAME, TOOL_ID } from './config.js';
 
@@ -14,30 +14,8 @@ export function qwenDir(env: NodeJS.ProcessEnv): string {
   return env.QWEN_HOME ? path.resolve(env.QWEN_HOME) : path.join(env.HOME || homedir(), '.qwen');
 }
 
-/** Qwen Code's user settings (`settings.json`, which may carry `//` comment lines); undefined when absent or unreadable. */
-export async function readSettings(env: NodeJS.ProcessEnv): Promise<Json | undefined> {
-  const text = await readFile(path.join(qwenDir(env), 'settings.json'), 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
-  for (const candidate of [text, text.replace(/^\s*\/\/.*$/gm, '')]) {
-    try {
-      return obj(JSON.parse(candidate));
-    } catch {
-      // try without comments
-    }
-  }
-  return undefined;
-}
-
-/** The `.env` variables Qwen Code loads (`~/.qwen/.env`, then `~/.env`); the process environment wins. */
-async function dotEnv(file: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const text = await readFile(file, 'utf8').catch(() => '');
-  for (const line of text.split('\n')) {
-    const m = /^\s*(?:export\s+)?([A-Z_][A-Z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (m) out[m[1]!] = m[2]!.replace(/^(['"])(.*)\1$/, '$2');
-  }
-  return out;
-}
+/** Qwen Code's user settings (`settings.json`); undefined when absent or unreadable. */
+export const readSettings = (env: NodeJS.ProcessEnv) => readJsonFile(path.join(qwenDir(env), 'settings.json'));
 
 /** The key variable of each of Qwen Code's API-key sign-ins (its AUTH_ENV_MAPPINGS, 0.24.4). */
 const KEY_VARS: Readonly<Record<string, string>> = {
@@ -58,8 +36,9 @@ export async function checkQwenAuth(env: NodeJS.ProcessEnv): Promise<AuthState> 
   const dir = qwenDir(env);
   const settings = await readSettings(env);
   const vars: Record<string, string | undefined> = {
-    ...(await dotEnv(path.join(env.HOME || homedir(), '.env'))),
-    ...(await dotEnv(path.join(dir, '.env'))),
+    // The `.env` files Qwen Code loads (`~/.qwen/.env` over `~/.env`); the process environment wins.
+    ...(await readDotEnv(path.join(env.HOME || homedir(), '.env'))),
+    ...(await readDotEnv(path.join(dir, '.env'))),
     ...env,
   };
   const auth = obj(obj(settings?.security)?.auth);

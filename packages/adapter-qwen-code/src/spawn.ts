@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   imagesOf,
+  nativeSchema,
   permissionReport,
   renderConversation,
   spawnProcess,
@@ -17,7 +18,7 @@ import { QwenStreamParser } from './events.js';
 import type { ExitInfo } from './failures.js';
 import { envWithNode } from './node.js';
 import type { QwenCodeAdapterOptions } from './options.js';
-import { nativeSchema, unwrapAnswer } from './structured.js';
+import { unwrapAnswer } from './structured.js';
 
 /** What a turn runs with, decided by the adapter from the request and the config. */
 export interface QwenTurn {

@@ -17,7 +17,8 @@ const CHAT = ['--output-format'];
  */
 export const fakeQwenCli: FakeCliDefinition = {
   bin: 'qwen',
-  noStdin: ['--version'],
+  // No warm mode: a warm start (`--input-format stream-json …`) finds no route and exits at once, so chats spawn.
+  noStdin: ['--version', '--input-format'],
   env: (): Record<string, string> => {
     const node = node22Binary();
     return node ? { TOOLBRIDGE_QWEN_NODE: node } : {};
