@@ -15,7 +15,7 @@ import { rawRequest, startTestBridge, type TestBridge } from './testing/harness.
 const SEED = Number(process.env.TOOLBRIDGE_FUZZ_SEED ?? 20261123);
 const ITERATIONS = 3000;
 const WORKERS = 8;
-const TOOL_IDS = ['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'ollama'];
+const TOOL_IDS = ['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'qwen-code', 'ollama'];
 
 /** mulberry32: small, fast, good enough to pick cases reproducibly. */
 function random(seed: number) {

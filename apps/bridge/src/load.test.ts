@@ -12,7 +12,7 @@ import { startServer, type RunningBridge } from './server.js';
  * number of tool processes never exceeds the limits, none is left after, and
  * the bridge is healthy after.
  */
-const TOOLS = ['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'ollama'] as const;
+const TOOLS = ['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'qwen-code', 'ollama'] as const;
 const BINS: readonly FakeCli[] = FAKE_CLIS;
 const LIMIT = { maxConcurrent: 2, maxQueued: 4 };
 const TOTAL = 200;

@@ -56,6 +56,7 @@ describe('bridge over the real adapters', () => {
       ['gemini', 'agent', true],
       ['copilot', 'agent', true],
       ['pi', 'agent', true],
+      ['qwen-code', 'agent', true],
       ['ollama', 'runtime', true],
     ]);
     expect(tools.find((t) => t.id === 'codex')!.version).toContain('0.169.0');

@@ -1,7 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { manualLogin as signInManually } from '@toolbridge/adapter-kit';
+import { alreadyLoggedIn, manualLogin as signInManually, readDotEnv as dotEnv, readJsonFile } from '@toolbridge/adapter-kit';
 import type { AuthStartResult, AuthState } from '@toolbridge/core';
 import { NAME, TOOL_ID } from './config.js';
 
@@ -10,35 +10,7 @@ export function geminiDir(env: NodeJS.ProcessEnv): string {
   return path.join(env.GEMINI_CLI_HOME || env.HOME || homedir(), '.gemini');
 }
 
-/** A JSON file that may carry `//` comments (Gemini's settings do); undefined when absent or unreadable. */
-export async function readJsonFile(file: string): Promise<Record<string, unknown> | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  for (const candidate of [text, text.replace(/^\s*\/\/.*$/gm, '')]) {
-    try {
-      const v = JSON.parse(candidate);
-      if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
-    } catch {
-      // try without comments
-    }
-  }
-  return undefined;
-}
-
-/** The variables of a `.env` file (Gemini CLI loads `~/.gemini/.env`, then `~/.env`). */
-async function dotEnv(file: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const text = await readFile(file, 'utf8').catch(() => '');
-  for (const line of text.split('\n')) {
-    const m = /^\s*(?:export\s+)?([A-Z_][A-Z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (m) out[m[1]!] = m[2]!.replace(/^(['"])(.*)\1$/, '$2');
-  }
-  return out;
-}
+export { readJsonFile };
 
 const exists = (file: string) =>
   stat(file).then(

@@ -23,6 +23,8 @@ export {
   type SpawnOptions,
 } from './runner.js';
 export { writeImageFiles } from './images.js';
+export { readDotEnv, readJsonFile } from './settings-files.js';
+export { nativeSchema, type NativeSchema } from './structured.js';
 export { findMarked, findMarkedSync, killStragglers, RUN_MARKER_ENV } from './stragglers.js';
 export { imagesOf, integerUsage, messageText, parseJsonLine, renderConversation, stripAnsi, systemText } from './text.js';
 export { descendants, groupRssBytes, pidsWithEnv, processRunning } from './proc.js';

@@ -6,6 +6,7 @@ import { createGeminiCliAdapter, type GeminiCliAdapterOptions } from '@toolbridg
 import { createOllamaAdapter, type OllamaAdapterOptions } from '@toolbridge/adapter-ollama';
 import { createOpenCodeAdapter, type OpenCodeAdapterOptions } from '@toolbridge/adapter-opencode';
 import { createPiAdapter, type PiAdapterOptions } from '@toolbridge/adapter-pi';
+import { createQwenCodeAdapter, type QwenCodeAdapterOptions } from '@toolbridge/adapter-qwen-code';
 
 export interface DefaultAdapterOptions {
   codex?: CodexAdapterOptions;
@@ -14,6 +15,7 @@ export interface DefaultAdapterOptions {
   gemini?: GeminiCliAdapterOptions;
   copilot?: CopilotCliAdapterOptions;
   pi?: PiAdapterOptions;
+  qwenCode?: QwenCodeAdapterOptions;
   ollama?: OllamaAdapterOptions;
 }
 
@@ -26,6 +28,7 @@ export function defaultAdapters(options: DefaultAdapterOptions = {}): ToolAdapte
     createGeminiCliAdapter(options.gemini),
     createCopilotCliAdapter(options.copilot),
     createPiAdapter(options.pi),
+    createQwenCodeAdapter(options.qwenCode),
     createOllamaAdapter(options.ollama),
   ];
 }

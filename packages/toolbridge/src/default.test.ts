@@ -29,6 +29,7 @@ describe('the default instance (top-level functions)', () => {
       ['gemini', true],
       ['copilot', true],
       ['pi', true],
+      ['qwen-code', true],
       ['ollama', true],
     ]);
     await expect(connect('nope')).rejects.toBeInstanceOf(ToolNotFoundError);
@@ -39,7 +40,7 @@ describe('the default instance (top-level functions)', () => {
     expect(response).toMatchObject({ toolId: 'ollama', model: 'qwen3:14b', fallbackUsed: false });
     expect(machine.ollama.chats.at(-1)!.model).toBe('qwen3:14b');
     const health = await checkAllToolsHealth();
-    expect(health.map((h) => h.toolId)).toEqual(['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'pi', 'ollama']);
+    expect(health.map((h) => h.toolId)).toEqual(['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'pi', 'qwen-code', 'ollama']);
   });
 
   it('closeDefaultToolbridge() ends the instance; the next call starts a fresh one', async () => {

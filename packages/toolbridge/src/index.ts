@@ -117,4 +117,5 @@ export { createOpenCodeAdapter, type OpenCodeAdapterOptions } from '@toolbridge/
 export { createGeminiCliAdapter, type GeminiCliAdapterOptions } from '@toolbridge/adapter-gemini-cli';
 export { createCopilotCliAdapter, type CopilotCliAdapterOptions } from '@toolbridge/adapter-copilot-cli';
 export { createPiAdapter, type PiAdapterOptions } from '@toolbridge/adapter-pi';
+export { createQwenCodeAdapter, type QwenCodeAdapterOptions } from '@toolbridge/adapter-qwen-code';
 export { createOllamaAdapter, type OllamaAdapterOptions } from '@toolbridge/adapter-ollama';

@@ -9,7 +9,7 @@ describe('toolbridge with the default adapters, end to end', () => {
   it('discovers all seven tools with their versions and models', async () => {
     const { tb } = await setup();
     const tools = await tb.discover();
-    expect(tools.map((t) => t.id)).toEqual(['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'pi', 'ollama']);
+    expect(tools.map((t) => t.id)).toEqual(['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'pi', 'qwen-code', 'ollama']);
     for (const t of tools) expect(t).toMatchObject({ available: true });
     const byId = Object.fromEntries(tools.map((t) => [t.id, t]));
     expect(byId.codex!.version).toContain('0.169.0');
@@ -21,6 +21,7 @@ describe('toolbridge with the default adapters, end to end', () => {
     expect(byId.copilot!.version).toBe('1.0.102');
     expect(byId.pi!.version).toBe('0.73.1');
     expect(byId.pi!.models).toEqual(['mock/mock-model']);
+    expect(byId['qwen-code']!.version).toBe('0.24.4');
     expect(byId.ollama!.version).toBe('0.9.0');
     expect(byId.ollama!.models).toEqual(expect.arrayContaining(['llama3.2:1b', 'qwen3:14b']));
     expect(byId.ollama!.type).toBe('runtime');
@@ -34,6 +35,7 @@ describe('toolbridge with the default adapters, end to end', () => {
     ['gemini', 'Hello from mock'],
     ['copilot', 'Hello from mock'],
     ['pi', 'Hello from mock'],
+    ['qwen-code', 'Hello from mock'],
     ['ollama', 'Hello from ollama'],
   ])('connects to %s and chats: { message, usage, metadata }', async (toolId, text) => {
     const { tb } = await setup();
@@ -116,7 +118,7 @@ describe('toolbridge with the default adapters, end to end', () => {
     await clis.setMode('claude', 'logged_out');
     const records = await tb.checkAllToolsHealth();
     const byId = Object.fromEntries(records.map((r) => [r.toolId, r]));
-    expect(Object.keys(byId).sort()).toEqual(['claude-code', 'codex', 'copilot', 'gemini', 'ollama', 'opencode', 'pi']);
+    expect(Object.keys(byId).sort()).toEqual(['claude-code', 'codex', 'copilot', 'gemini', 'ollama', 'opencode', 'pi', 'qwen-code']);
     expect(byId.codex).toMatchObject({
       status: 'healthy',
       available: true,

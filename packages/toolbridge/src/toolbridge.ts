@@ -34,7 +34,7 @@ import { createOrchestrator, type FallbackOptions, type FallbackStreamEvent, typ
 import { defaultAdapters, type DefaultAdapterOptions } from './adapters.js';
 
 export interface ToolbridgeOptions {
-  /** The tools to offer; default: the seven of `defaultAdapters()` (Codex, Claude Code, OpenCode, Gemini CLI, Copilot CLI, Pi, Ollama). */
+  /** The tools to offer; default: the eight of `defaultAdapters()` (Codex, Claude Code, OpenCode, Gemini CLI, Copilot CLI, Pi, Qwen Code, Ollama). */
   adapters?: readonly ToolAdapter[];
   /** Options for the default adapters (ignored when `adapters` is given). */
   adapterOptions?: DefaultAdapterOptions;

@@ -34,6 +34,7 @@ const GROUPS: Array<[prefix: string, name: string]> = [
   ['gemini', 'Gemini CLI'],
   ['copilot', 'Copilot CLI'],
   ['pi', 'Pi'],
+  ['qwenCode', 'Qwen Code'],
   ['ollama', 'Ollama'],
 ];
 

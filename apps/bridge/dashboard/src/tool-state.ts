@@ -27,6 +27,10 @@ export const INSTALL_HINTS: Readonly<Record<string, InstallHint>> = {
     command: 'npm i -g @mariozechner/pi-coding-agent',
     text: 'Install Pi, then run `pi` once in a terminal and type /login (or set a provider key such as ANTHROPIC_API_KEY).',
   },
+  'qwen-code': {
+    command: 'npm i -g @qwen-code/qwen-code',
+    text: 'Install Qwen Code (it needs Node 22), then set OPENAI_API_KEY or run `qwen` once and choose a provider with /auth.',
+  },
   ollama: { url: 'https://ollama.com/download', text: 'Install Ollama, then start it with `ollama serve` and pull a model.' },
 };
 

@@ -5,6 +5,7 @@ import { fakeGeminiCli } from '@toolbridge/adapter-gemini-cli/testing';
 import { startFakeOllama, type FakeOllama, type FakeOllamaOptions } from '@toolbridge/adapter-ollama/testing';
 import { fakeOpenCodeCli } from '@toolbridge/adapter-opencode/testing';
 import { fakePiCli } from '@toolbridge/adapter-pi/testing';
+import { fakeQwenCli } from '@toolbridge/adapter-qwen-code/testing';
 import { makeFakeMachine as makeMachine, type FakeCliDefinition, type FakeMachine as Machine } from '@toolbridge/test-suite';
 
 /** The fake CLIs of the default adapters, by binary name. */
@@ -15,6 +16,7 @@ export const DEFAULT_FAKE_CLIS = {
   gemini: fakeGeminiCli,
   copilot: fakeCopilotCli,
   pi: fakePiCli,
+  qwen: fakeQwenCli,
 } satisfies Record<string, FakeCliDefinition>;
 export type FakeCli = keyof typeof DEFAULT_FAKE_CLIS;
 /** Every default fake CLI, in the order the default adapters list their tools. */
@@ -27,8 +29,8 @@ export interface FakeMachine extends Machine {
 }
 
 /**
- * A throwaway machine with every default tool: fake `codex`, `claude`, `opencode`, `gemini`, `pi` and
- * `copilot` (each replaying its adapter's recordings of the real CLI; Gemini and Copilot signed in
+ * A throwaway machine with every default tool: fake `codex`, `claude`, `opencode`, `gemini`, `copilot`,
+ * `pi` and `qwen` (each replaying its adapter's recordings of the real CLI; Gemini and Copilot signed in
  * through their files) first on PATH, a fresh HOME, and an in-test Ollama. Only the CLIs in `bins`
  * are installed (default all six).
  */

@@ -1,0 +1,2 @@
+export { createQwenCodeAdapter } from './adapter.js';
+export type { QwenCodeAdapterOptions } from './options.js';
