@@ -64,6 +64,18 @@ describe('route: headroom', () => {
     expect(used.calls).toHaveLength(0);
   });
 
+  it('a window whose reset has passed no longer counts: that tool counts as unknown (50)', async () => {
+    const past = new Date(Date.now() + 300).toISOString();
+    const reset = scriptedAdapter('reset', {
+      usageLimits: { status: 'available', windows: { five_hour: { usedPercentage: 95, remainingPercentage: 5, resetsAt: past } } },
+    });
+    const mid = scriptedAdapter('mid', { usageLimits: windows(40) });
+    const { orchestrator } = await setup([mid, reset]);
+    expect((await orchestrator.chat(hello, { providers: ['mid', 'reset'], route: 'headroom' })).route.order).toEqual(['mid', 'reset']);
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await orchestrator.chat(hello, { providers: ['mid', 'reset'], route: 'headroom' })).route.order).toEqual(['reset', 'mid']);
+  });
+
   it('refuses an unknown policy and a waitForQuota out of range', async () => {
     const { orchestrator } = await setup([scriptedAdapter('a')]);
     await expect(orchestrator.chat(hello, { providers: ['a'], route: 'cheapest' as 'headroom' })).rejects.toThrow(/route must be one of/);
