@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readUsageLimits } from '../packages/adapter-codex/dist/index.js';
+import { readUsageLimits } from '../packages/adapter-codex/dist/usage-limits.js';
 
 const FIXTURE = fileURLToPath(
   new URL(

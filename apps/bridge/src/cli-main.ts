@@ -26,6 +26,9 @@ Options for serve:
                         beyond that a chat is refused at once with 503 and Retry-After
   --allow-full-permissions
                         Accept chats asking for permissions "full" without a token (refused by default)
+  --warm-up <tool>      Start this tool's warm processes as the server starts (repeatable); by default
+                        only tools that are logged in and were used in the last 7 days start them
+                        then, the others on their first chat
   --no-warm-up          Do not start warm tool processes or probe the tools as the server starts
   --quiet               Do not write request logs to stderr
 
@@ -60,6 +63,7 @@ const serveOptions = {
   'max-concurrent': { type: 'string', multiple: true },
   'max-queued': { type: 'string', multiple: true },
   'allow-full-permissions': { type: 'boolean' },
+  'warm-up': { type: 'string', multiple: true },
   'no-warm-up': { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -137,7 +141,7 @@ async function serve(args: string[], io: CliIo): Promise<number> {
     ...(io.toolbridge ? {} : { toolbridgeOptions: { env: io.env, ...(concurrency ? { concurrency } : {}) } }),
     logger: v.quiet ? false : (entry) => io.stderr(JSON.stringify(entry) + '\n'),
     allowFullPermissions: v['allow-full-permissions'] === true,
-    warmUp: v['no-warm-up'] !== true,
+    warmUp: v['no-warm-up'] === true ? false : (v['warm-up'] ?? true),
     ...(io.toolbridge ? { toolbridge: io.toolbridge } : {}),
   };
   let running: RunningBridge;

@@ -69,8 +69,7 @@ export function createDashboardRouter(dir: string): Router {
       return next(
         httpError(
           'dashboard_unavailable',
-          503,
-          `the dashboard is not built (no index.html in ${dir}): run \`npx -y pnpm@10.34.9 run build\` in the repository, then reload; the API works without it`,
+          `the dashboard is not built (no index.html): run \`npx -y pnpm@10.34.9 run build\` in the repository, then reload; the API works without it`,
         ),
       );
     }

@@ -260,6 +260,8 @@ describe('bridge endpoints', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe(pkgVersion);
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/approvals',
+      '/approvals/{approvalId}',
       '/auth/{toolId}',
       '/chat',
       '/chat/{toolId}',
@@ -271,6 +273,7 @@ describe('bridge endpoints', () => {
       '/queue',
       '/sessions',
       '/sessions/{sessionId}',
+      '/sessions/{sessionId}/interrupt',
       '/usage',
       '/usage/windows',
     ]);

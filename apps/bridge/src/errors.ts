@@ -1,11 +1,11 @@
-import { toErrorEnvelope, ToolbridgeError, type ErrorEnvelope } from '@toolbridge/core';
+import { toErrorEnvelope, ToolbridgeError, type ErrorCode, type ErrorEnvelope } from '@toolbridge/core';
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { fromExposedHttpError } from './http-errors.js';
 import { sendOpenAIError } from './openai/errors.js';
 
 /** A bridge-level HTTP error (security rules, routing) in the same envelope as tool errors. */
-export function httpError(code: string, status: number, message: string): ToolbridgeError {
-  return new ToolbridgeError(code, status, message);
+export function httpError(code: ErrorCode, message: string): ToolbridgeError {
+  return new ToolbridgeError(code, message);
 }
 
 /** body-parser's errors carry `type` and `status`; map them to the spec's codes. */
@@ -14,16 +14,16 @@ function fromBodyParser(err: unknown): ToolbridgeError | undefined {
   const { type, limit } = err as { type?: unknown; limit?: unknown };
   switch (type) {
     case 'entity.parse.failed':
-      return httpError('invalid_request', 400, 'request body is not valid JSON');
+      return httpError('invalid_request', 'request body is not valid JSON');
     case 'entity.too.large':
-      return httpError('payload_too_large', 413, `request body is larger than the limit of ${String(limit)} bytes`);
+      return httpError('payload_too_large', `request body is larger than the limit of ${String(limit)} bytes`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return httpError('unsupported_media_type', 415, 'request body must be UTF-8 encoded application/json');
+      return httpError('unsupported_media_type', 'request body must be UTF-8 encoded application/json');
     case 'request.aborted':
-      return httpError('invalid_request', 400, 'request body was not completely received');
+      return httpError('invalid_request', 'request body was not completely received');
     case 'request.size.invalid':
-      return httpError('invalid_request', 400, 'request body size does not match Content-Length');
+      return httpError('invalid_request', 'request body size does not match Content-Length');
     case 'stream.encoding.set':
     case 'stream.not.readable':
       return undefined;

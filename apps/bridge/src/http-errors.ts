@@ -15,6 +15,6 @@ export function fromExposedHttpError(err: unknown): ToolbridgeError | undefined 
     return undefined;
   }
   return e.status === 400
-    ? new ToolbridgeError('invalid_request', 400, 'the request could not be parsed (is the URL validly percent-encoded?)')
-    : new ToolbridgeError('invalid_request', e.status, `the request was rejected (HTTP ${e.status})`);
+    ? new ToolbridgeError('invalid_request', 'the request could not be parsed (is the URL validly percent-encoded?)')
+    : new ToolbridgeError('invalid_request', `the request was rejected (HTTP ${e.status})`);
 }

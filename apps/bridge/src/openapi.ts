@@ -7,8 +7,8 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'invalid_request: malformed body, invalid config, a missing cwd, an invalid schema or image',
   401: 'tool_auth_required (the tool needs a login) or unauthorized (missing/wrong bridge token)',
   403: 'forbidden: Host or Origin not allowed, or permissions "full" without a token or --allow-full-permissions',
-  404: 'tool_not_found or session_not_found',
-  409: 'session_busy: the session is answering another turn',
+  404: 'tool_not_found, session_not_found or approval_not_found (unknown or expired)',
+  409: 'session_busy (the session is answering another turn), session_idle (no turn to interrupt) or approval_decided (answered already)',
   413: 'payload_too_large',
   415: 'unsupported_media_type: bodies must be application/json',
   429: 'rate_limited or quota_exceeded (with Retry-After when known)',
@@ -18,7 +18,11 @@ const ERROR_TEXT: Record<number, string> = {
   504: 'timeout',
 };
 
-const PATH_PARAMS = { toolId: 'A tool id (GET /discover lists them)', sessionId: 'A session id, tbs_…' } as const;
+const PATH_PARAMS = {
+  toolId: 'A tool id (GET /discover lists them)',
+  sessionId: 'A session id, tbs_…',
+  approvalId: 'An approval id, apr_… (from the approval event or GET /approvals)',
+} as const;
 
 const QUERY_PARAMS: Record<QueryParam, { schema: Record<string, unknown>; description: string }> = {
   refresh: {

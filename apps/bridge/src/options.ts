@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { defaultStateDir } from '@toolbridge/core';
 import type { PermissionLevel, Toolbridge, ToolbridgeOptions } from 'toolbridge';
 import { isLoopbackHost, isWildcardHost, normalizeHost } from './address.js';
 import { silentLogger, stderrLogger, type BridgeLogger } from './logger.js';
@@ -35,8 +37,15 @@ export interface BridgeOptions {
    * token any local process could otherwise have an agent do anything as this user.
    */
   allowFullPermissions?: boolean;
-  /** Start warm tool processes and probe discovery and health in the background as the server starts. Default true for `serve`. */
-  warmUp?: boolean;
+  /**
+   * Probe discovery and health in the background as the server starts, and start warm processes
+   * for the tools that are installed, logged in and were used in the last 7 days (`serve`
+   * remembers which in `recent-tools.json` in `stateDir`); the others start theirs
+   * on their first chat. A list of tool ids also starts those at once. Default true for `serve`.
+   */
+  warmUp?: boolean | readonly string[];
+  /** Where the bridge keeps its own state (the tools used lately). Default `$XDG_STATE_HOME/toolbridge` (`~/.local/state/toolbridge`). */
+  stateDir?: string;
 }
 
 export interface ResolvedOptions {
@@ -56,6 +65,9 @@ export interface ResolvedOptions {
   dashboardDir?: string;
   allowFullPermissions: boolean;
   warmUp: boolean;
+  /** Tools whose warm processes start at once (`--warm-up <tool>`), whether used lately or not. */
+  warmUpTools: readonly string[];
+  stateDir: string;
 }
 
 /**
@@ -89,6 +101,7 @@ const KNOWN = new Set<string>([
   'dashboardDir',
   'allowFullPermissions',
   'warmUp',
+  'stateDir',
 ]);
 
 function fail(message: string): never {
@@ -186,9 +199,14 @@ export function resolveOptions(input: unknown = {}): ResolvedOptions {
   if (o.dashboardDir !== undefined && (typeof o.dashboardDir !== 'string' || o.dashboardDir.trim() === ''))
     fail('dashboardDir must be a non-empty string');
 
-  for (const flag of ['allowFullPermissions', 'warmUp'] as const) {
-    if (o[flag] !== undefined && typeof o[flag] !== 'boolean') fail(`${flag} must be a boolean`);
-  }
+  if (o.allowFullPermissions !== undefined && typeof o.allowFullPermissions !== 'boolean') fail('allowFullPermissions must be a boolean');
+  const warmUpTools = Array.isArray(o.warmUp) ? (o.warmUp as unknown[]) : [];
+  if (
+    o.warmUp !== undefined &&
+    typeof o.warmUp !== 'boolean' &&
+    !(Array.isArray(o.warmUp) && warmUpTools.every((t) => typeof t === 'string'))
+  )
+    fail('warmUp must be a boolean or a list of tool ids');
 
   if (!isLoopbackHost(host) && !token) {
     fail(`refusing to listen on non-loopback address ${host} without a token (set token / --token / TOOLBRIDGE_TOKEN)`);
@@ -211,6 +229,14 @@ export function resolveOptions(input: unknown = {}): ResolvedOptions {
     closeGraceMs: positiveInt('closeGraceMs', o.closeGraceMs, 3_000),
     dashboardDir: o.dashboardDir as string | undefined,
     allowFullPermissions: o.allowFullPermissions === true,
-    warmUp: o.warmUp === true,
+    warmUp: o.warmUp === true || warmUpTools.length > 0,
+    warmUpTools: warmUpTools as string[],
+    stateDir: stateDirOf(o),
   };
+}
+
+function stateDirOf(o: Record<string, unknown>): string {
+  if (o.stateDir === undefined) return defaultStateDir((o.toolbridgeOptions as ToolbridgeOptions | undefined)?.env ?? process.env);
+  if (typeof o.stateDir !== 'string' || !path.isAbsolute(o.stateDir)) fail('stateDir must be an absolute path');
+  return o.stateDir;
 }

@@ -1,5 +1,5 @@
 import { wire } from '@toolbridge/core';
-import { authRequestSchema, fallbackChatRequestSchema, toolChatRequestSchema } from './schemas.js';
+import { approvalReplySchema, authRequestSchema, fallbackChatRequestSchema, toolChatRequestSchema } from './schemas.js';
 
 /** What one method of one path does, for the router (which must handle it) and `/openapi.json` (which documents it). */
 export interface RouteDoc {
@@ -7,7 +7,7 @@ export interface RouteDoc {
   summary: string;
   query?: readonly QueryParam[];
   body?: { schema: string; required: boolean };
-  response: { status: 200 | 204; description: string; schema?: unknown; sse?: string };
+  response: { status: 200 | 202 | 204; description: string; schema?: unknown; sse?: string };
   errors: readonly number[];
 }
 
@@ -28,6 +28,9 @@ export const SCHEMAS = {
   ToolChatRequest: toolChatRequestSchema,
   FallbackChatRequest: fallbackChatRequestSchema,
   AuthRequest: authRequestSchema,
+  ApprovalReply: approvalReplySchema,
+  Approval: wire.Approval,
+  ApprovalRecord: wire.ApprovalRecord,
   ErrorEnvelope: wire.ErrorEnvelope,
   Tool: wire.Tool,
   UsageLimits: wire.UsageLimits,
@@ -45,7 +48,8 @@ export const SCHEMAS = {
   WindowSnapshots: wire.WindowSnapshots,
 } as const;
 
-const CHAT_SSE = 'SSE events: delta {text}, activity {activity}, then done (data: the JSON response) or error (data: ErrorEnvelope)';
+const CHAT_SSE =
+  'SSE events: delta {text}, activity {activity}, approval <Approval> (with approvals "ask": answer it with POST /approvals/{approvalId}), then done (data: the JSON response) or error (data: ErrorEnvelope)';
 
 /**
  * Every route of the native API, once. The router registers exactly these (a route without a
@@ -173,6 +177,41 @@ export const ROUTE_TABLE = {
       summary: 'Delete a session, its transcript and its private working directory',
       response: { status: 204, description: 'Deleted' },
       errors: [404, 409],
+    },
+  },
+  '/sessions/:sessionId/interrupt': {
+    post: {
+      operationId: 'interruptSession',
+      summary:
+        'Stop the session’s running turn: it ends within 2 s with the text so far and metadata.finishReason "interrupted"; the session stays usable',
+      response: {
+        status: 202,
+        description: 'Interrupted',
+        schema: object({ sessionId: { type: 'string' }, interrupted: { const: true } }),
+      },
+      errors: [404, 409],
+    },
+  },
+  '/approvals': {
+    get: {
+      operationId: 'listApprovals',
+      summary: 'Approvals waiting for an answer (chats with approvals "ask"), oldest first',
+      response: { status: 200, description: 'Pending approvals', schema: object({ approvals: { type: 'array', items: ref('Approval') } }) },
+      errors: [],
+    },
+  },
+  '/approvals/:approvalId': {
+    post: {
+      operationId: 'decideApproval',
+      summary:
+        'Answer a pending approval: allow, allow_session (the same command, path or tool is not asked again in that session) or deny',
+      body: { schema: 'ApprovalReply', required: true },
+      response: {
+        status: 200,
+        description: 'Decided',
+        schema: object({ id: { type: 'string' }, decision: { type: 'string', enum: ['allow', 'allow_session', 'deny'] } }),
+      },
+      errors: [400, 404, 409, 413, 415],
     },
   },
   '/openapi.json': {

@@ -5,7 +5,7 @@ import { envelopeOf, httpError } from './errors.js';
 import { maxPermissionsOf, type ResolvedOptions } from './options.js';
 import { relaySse, type SseFrame } from './relay.js';
 import { ROUTE_TABLE, type Method, type RoutePath } from './route-table.js';
-import { parseAuthBody, parseFallbackChatBody, parseToolChatBody } from './schemas.js';
+import { parseApprovalReply, parseAuthBody, parseFallbackChatBody, parseToolChatBody } from './schemas.js';
 import { clientSignal, discoverBody, healthBody, toolHealthBody, type ReadContext } from './reads.js';
 
 export interface RouteContext extends ReadContext {
@@ -35,7 +35,7 @@ function resource(router: Router, path: string, handlers: Partial<Record<Method,
       res.status(204).end();
       return;
     }
-    next(httpError('method_not_allowed', 405, `${req.method} is not allowed on ${path} (allowed: ${allow})`));
+    next(httpError('method_not_allowed', `${req.method} is not allowed on ${path} (allowed: ${allow})`));
   });
 }
 
@@ -52,6 +52,9 @@ const activityFrame = (event: { type: 'activity'; activity: unknown }): SseFrame
   event: 'activity',
   data: { activity: event.activity },
 });
+
+/** An action waiting for the caller's answer (`POST /approvals/:approvalId`). */
+const approvalFrame = (event: { type: 'approval'; approval: unknown }): SseFrame => ({ event: 'approval', data: event.approval });
 
 export function createNativeRouter(ctx: RouteContext): Router {
   const { toolbridge, options } = ctx;
@@ -75,7 +78,6 @@ export function createNativeRouter(ctx: RouteContext): Router {
     if (request.permissions === 'full' && maxPermissions) {
       throw httpError(
         'forbidden',
-        403,
         'permissions "full" is refused: start the bridge with a token (--token) or with --allow-full-permissions to allow it',
       );
     }
@@ -146,6 +148,8 @@ export function createNativeRouter(ctx: RouteContext): Router {
                 return [{ event: 'delta', data: { text: event.text } }];
               case 'activity':
                 return [activityFrame(event)];
+              case 'approval':
+                return [approvalFrame(event)];
               case 'done':
                 return [{ event: 'done', data: event.response, final: true }];
             }
@@ -190,6 +194,8 @@ export function createNativeRouter(ctx: RouteContext): Router {
                 return [{ event: 'delta', data: { text: event.text } }];
               case 'activity':
                 return [activityFrame(event)];
+              case 'approval':
+                return [approvalFrame(event)];
               case 'done':
                 res.locals.toolId = event.response.toolId;
                 return [{ event: 'done', data: event.response, final: true }];
@@ -235,6 +241,27 @@ export function createNativeRouter(ctx: RouteContext): Router {
       delete: async (req, res) => {
         await toolbridge.sessions.delete(String(req.params.sessionId));
         res.status(204).end();
+      },
+    },
+
+    '/sessions/:sessionId/interrupt': {
+      post: async (req, res) => {
+        const sessionId = String(req.params.sessionId);
+        await toolbridge.interrupt(sessionId);
+        res.status(202).json({ sessionId, interrupted: true });
+      },
+    },
+
+    '/approvals': {
+      get: (_req, res) => {
+        res.json({ approvals: toolbridge.approvals.list() });
+      },
+    },
+
+    '/approvals/:approvalId': {
+      post: (req, res) => {
+        const reply = parseApprovalReply(req.body);
+        res.json(toolbridge.approvals.decide(String(req.params.approvalId), reply));
       },
     },
 

@@ -43,6 +43,9 @@ export const fallbackChatRequestSchema = Type.Object(
 
 export const authRequestSchema = Type.Object({ timeoutMs: Type.Optional(timeoutMs) }, { additionalProperties: false });
 
+/** `POST /approvals/:approvalId`: core's reply shape. */
+export const approvalReplySchema = wire.ApprovalReply;
+
 type ToolChatFields = Static<typeof toolChatRequestSchema>;
 type FallbackChatFields = Static<typeof fallbackChatRequestSchema>;
 
@@ -70,6 +73,7 @@ const validators = {
   toolChat: ajv.compile(toolChatRequestSchema),
   fallbackChat: ajv.compile(fallbackChatRequestSchema),
   auth: ajv.compile(authRequestSchema),
+  approvalReply: ajv.compile(approvalReplySchema),
 };
 
 function check<T>(validate: ValidateFunction, body: unknown, subject: string): T {
@@ -109,4 +113,9 @@ export async function parseFallbackChatBody(body: unknown): Promise<FallbackChat
 /** POST /auth/:toolId takes no body, or an object with `timeoutMs`. */
 export function parseAuthBody(body: unknown): AuthBody {
   return body === undefined ? {} : check<AuthBody>(validators.auth, body, 'auth request');
+}
+
+/** POST /approvals/:approvalId takes `{ decision, message? }`. */
+export function parseApprovalReply(body: unknown): wire.ApprovalReply {
+  return check<wire.ApprovalReply>(validators.approvalReply, body, 'approval reply');
 }

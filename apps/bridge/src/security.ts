@@ -37,7 +37,6 @@ export function hostCheck(options: Pick<ResolvedOptions, 'host' | 'allowedHosts'
     next(
       httpError(
         'forbidden',
-        403,
         `Host header ${header ? JSON.stringify(header) : '(missing)'} is not allowed: use http://127.0.0.1:${localPort} or http://localhost:${localPort}`,
       ),
     );
@@ -83,12 +82,12 @@ export function originCheck(options: Pick<ResolvedOptions, 'allowedOrigins'>): R
     if (origin === undefined) {
       // Navigations and no-cors fetches from another site carry no Origin, but modern browsers say where they come from.
       if (req.headers['sec-fetch-site'] === 'cross-site')
-        return next(httpError('forbidden', 403, 'cross-site browser requests are not allowed'));
+        return next(httpError('forbidden', 'cross-site browser requests are not allowed'));
       return next();
     }
     if (isOwnOrigin(origin, req.headers.host)) return next();
     if (!allowed.has(origin)) {
-      return next(httpError('forbidden', 403, `Origin ${JSON.stringify(origin)} is not allowed (allow it with --allow-origin)`));
+      return next(httpError('forbidden', `Origin ${JSON.stringify(origin)} is not allowed (allow it with --allow-origin)`));
     }
     res.setHeader('Access-Control-Allow-Origin', origin);
     // Not res.append: the fast read path runs this check on a plain ServerResponse.
@@ -121,7 +120,7 @@ export function tokenCheck(token: string): RequestHandler {
     const header = req.headers.authorization;
     const m = header ? /^Bearer[ \t]+(\S+)\s*$/i.exec(header) : null;
     if (m && timingSafeEqual(digest(m[1]!), expected)) return next();
-    next(httpError('unauthorized', 401, header ? 'the bearer token is not valid' : 'this bridge requires Authorization: Bearer <token>'));
+    next(httpError('unauthorized', header ? 'the bearer token is not valid' : 'this bridge requires Authorization: Bearer <token>'));
   };
 }
 
@@ -143,7 +142,6 @@ export const jsonOnly: RequestHandler = (req, _res, next) => {
     return next(
       httpError(
         'unsupported_media_type',
-        415,
         `request bodies must be sent as Content-Type: application/json${type ? ` (got ${JSON.stringify(type.split(';')[0])})` : ''}`,
       ),
     );

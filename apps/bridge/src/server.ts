@@ -8,6 +8,7 @@ import { errorHandler, httpError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { maxPermissionsOf, resolveOptions, validatePort, type BridgeOptions, type ResolvedOptions } from './options.js';
 import { BASE_HEADERS, createFastReads, type LogFields } from './fast-reads.js';
+import { RecentTools } from './recent-tools.js';
 import { createNativeRouter } from './routes.js';
 import { hasBody, hostCheck, jsonOnly, originCheck, tokenCheck } from './security.js';
 import { bridgeVersion } from './version.js';
@@ -80,6 +81,7 @@ function requestLog(options: ResolvedOptions): RequestHandler {
 export function createServer(input: BridgeOptions = {}): BridgeServer {
   const options = resolveOptions(input);
   const toolbridge = options.toolbridge ?? createToolbridge(options.toolbridgeOptions);
+  const recent = new RecentTools(toolbridge, options.stateDir);
   const app = express();
   const startedAt = performance.now();
   let closing = false;
@@ -95,7 +97,7 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     res.set(BASE_HEADERS);
     if (closing) {
       res.setHeader('Connection', 'close');
-      return next(httpError('tool_unavailable', 503, 'the bridge is shutting down'));
+      return next(httpError('tool_unavailable', 'the bridge is shutting down'));
     }
     next();
   });
@@ -142,7 +144,7 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
   const installTail = () => {
     if (tailInstalled) return;
     tailInstalled = true;
-    app.use((req, _res, next) => next(httpError('not_found', 404, `no route for ${req.method} ${req.path.slice(0, 200)}`)));
+    app.use((req, _res, next) => next(httpError('not_found', `no route for ${req.method} ${req.path.slice(0, 200)}`)));
     app.use(errorHandler);
   };
 
@@ -175,6 +177,7 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
     closePromise = (async () => {
       const srv = server;
       const serverClosed = srv ? new Promise<void>((resolve) => srv.close(() => resolve())) : Promise.resolve();
+      if (options.warmUp) await recent.close();
       // Aborting in-flight calls kills their tool processes; their requests answer 503 and finish.
       await toolbridge.close();
       endIdleSockets();
@@ -221,7 +224,7 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
         const shownHost = isWildcardHost(host) ? '127.0.0.1' : host;
         // The first look is warm too: discovery and health answer the dashboard's first load from the cache,
         // and tools with a warm transport start their processes now, off the request path.
-        if (options.warmUp) void warmUp(toolbridge);
+        if (options.warmUp) void warmUp(toolbridge, recent, options.warmUpTools);
         resolve({ url: `http://${urlHost(shownHost)}:${address.port}`, port: address.port, host, close });
       });
     });
@@ -230,9 +233,23 @@ export function createServer(input: BridgeOptions = {}): BridgeServer {
   return { app, toolbridge, listen, close };
 }
 
-/** Probe every tool and start warm processes in the background; failures show up in health, not here. */
-async function warmUp(toolbridge: Toolbridge): Promise<void> {
-  await Promise.allSettled([toolbridge.discover().then(() => toolbridge.checkAllToolsHealth()), toolbridge.prewarm()]);
+/**
+ * Probe every tool, and start warm processes in the background for the tools named, and for those
+ * that are logged in and were used lately (a warm process holds 100-300 MiB: nobody should pay
+ * that for a tool they do not use); failures show up in health, not here.
+ */
+async function warmUp(toolbridge: Toolbridge, recent: RecentTools, named: readonly string[]): Promise<void> {
+  recent.watch();
+  const lately = async () => {
+    const [used, health] = await Promise.all([recent.recent(), toolbridge.discover().then(() => toolbridge.checkAllToolsHealth())]);
+    const ready = health.filter((h) => h.available && h.authenticated && used.includes(h.toolId) && !named.includes(h.toolId));
+    if (ready.length > 0)
+      await toolbridge.prewarm(
+        undefined,
+        ready.map((h) => h.toolId),
+      );
+  };
+  await Promise.allSettled([lately(), named.length > 0 ? toolbridge.prewarm(undefined, named) : undefined]);
 }
 
 /** Create and start the bridge: `{ url, close() }`. */

@@ -1,18 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { scriptedAdapter, waitFor, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter, waitFor } from '@toolbridge/test-suite';
 import { textOf } from '@toolbridge/core';
-import { readSse, startTestBridge, type TestBridge } from './testing/harness.js';
+import { readSse, testBridges, type TestBridge } from './testing/harness.js';
 
-const bridges: TestBridge[] = [];
-afterEach(async () => {
-  for (const b of bridges.splice(0)) await b.close();
-});
-
-async function bridge(adapters: ScriptedAdapter[], options: Parameters<typeof startTestBridge>[1] = {}) {
-  const b = await startTestBridge(adapters, options);
-  bridges.push(b);
-  return b;
-}
+const bridge = testBridges(afterEach);
 
 const echo = (id: string, more = {}) =>
   scriptedAdapter(id, { ...more, script: (request) => ({ deltas: [`${id}: ${request.messages.map((m) => textOf(m)).join(' / ')}`] }) });

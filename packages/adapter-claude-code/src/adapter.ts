@@ -79,6 +79,8 @@ export function createClaudeCodeAdapter(options: ClaudeCodeAdapterOptions = {}):
       permissions: ['read-only', 'workspace-write', 'full'],
       additionalDirs: true,
       ...(options.warm === false ? {} : { warm: true }),
+      approvals: true,
+      interrupt: true,
     },
 
     async detect(ctx) {

@@ -1,6 +1,7 @@
+import { afterAll, describe, it } from '@jest/globals';
 import path from 'node:path';
 import { makeTempDir, pathWith, pathWithout } from '@toolbridge/test-suite';
-import { describeAdapterConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
 import { readFileSync } from 'node:fs';
 import { createClaudeCodeAdapter } from './index.js';
 import { capture, writeFakeClaude, type FakeClaudeSpec } from './testing/fake-claude.js';
@@ -24,7 +25,7 @@ const specs: Record<string, FakeClaudeSpec> = {
 };
 
 for (const transport of ['spawn', 'warm'] as const) {
-  describeAdapterConformance(`claude-code (${transport})`, {
+  describeConformance({ describe, it, afterAll }, `claude-code (${transport})`, {
     expectedText: 'Hello from mock',
     expectedJson: { name: 'Ada', age: 36 },
     scenarios: ['missing', ...(Object.keys(specs) as ConformanceScenario[])],

@@ -188,6 +188,24 @@ export class StreamParser {
     return out;
   }
 
+  /**
+   * The result of a turn the caller interrupted: Claude Code ends it with an error result
+   * (`error_during_execution`), or none when it never started; the answer is the text so far.
+   */
+  finishInterrupted(exit: ExitInfo, conversation?: string, keepSession = true): ChatResult {
+    try {
+      return this.finish(exit);
+    } catch {
+      const sessionId = keepSession ? (str(this.result?.session_id) ?? this.sessionId ?? conversation) : undefined;
+      return {
+        message: { role: 'assistant', content: this.text.all },
+        usage: this.result ? integerUsage(this.result.usage) : {},
+        ...(this.model ? { model: this.model } : {}),
+        metadata: { finishReason: 'interrupted', ...(sessionId ? { nativeSessionId: sessionId } : {}) },
+      };
+    }
+  }
+
   /** The final result, or the typed error the turn ended with. */
   finish(exit: ExitInfo): ChatResult {
     const r = this.result;

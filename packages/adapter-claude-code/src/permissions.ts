@@ -1,5 +1,5 @@
 import { permissionReport, resolvePermissions, type PermissionReport } from '@toolbridge/adapter-kit';
-import type { CallContext, ToolRequest } from '@toolbridge/core';
+import type { ChatContext, ToolRequest } from '@toolbridge/core';
 import { ACCESS_OF, LEVEL_OF, type ClaudeCodeToolAccess } from './config.js';
 
 /** What a chat may do, as Claude Code flags, and what `result.metadata.permissions` says about it. */
@@ -8,6 +8,8 @@ export interface AccessPlan {
   /** Tool set and permission mode flags (without `--add-dir`). */
   args: string[];
   report: PermissionReport;
+  /** Claude Code asks before each action (`can_use_tool` control requests), answered through `ctx.approvals`. */
+  asks: boolean;
 }
 
 const READ = 'Read,Glob,Grep';
@@ -24,12 +26,31 @@ const NOTES: Partial<Record<ClaudeCodeToolAccess, string>> = {
     "file tools write only inside the working directories; Bash runs only what Claude Code's own command checks allow there without approval (file operations such as touch, mkdir, rm, redirects), everything else is denied; there is no OS sandbox",
 };
 
+const ASKS_NOTE =
+  'approvals: Claude Code asks before every command and file change, and Toolbridge checks the level first (file changes outside the working directories are refused at workspace-write)';
+
 const ROOT_NOTE =
   'Claude Code refuses bypassPermissions to root unless IS_SANDBOX=1: full is granted through allow rules for ' +
   `${FULL_ALLOW.split(',').join(', ')} (unconfined); other tools (MCP servers, sub-agents) are denied`;
 
-/** Flags for one tool access. `rootWithoutSandbox`: this process runs as root and the environment has no IS_SANDBOX=1. */
-export function accessArgs(access: ClaudeCodeToolAccess, rootWithoutSandbox: boolean): string[] {
+/**
+ * With approvals, Claude Code's default mode asks (over the control protocol, `--permission-prompt-tool
+ * stdio`) before every command and file change; reads inside the working directories are not asked.
+ */
+const ASKING = ['--permission-mode', 'default', '--permission-prompt-tool', 'stdio'];
+
+/** Tool accesses with actions to ask about (none and read-only have none). */
+export const ASKS: ReadonlySet<ClaudeCodeToolAccess> = new Set(['edit', 'workspace-write', 'full']);
+
+/**
+ * Flags for one tool access. `rootWithoutSandbox`: this process runs as root and the environment
+ * has no IS_SANDBOX=1. `asks`: the chat asked for approvals.
+ */
+export function accessArgs(access: ClaudeCodeToolAccess, rootWithoutSandbox: boolean, asks = false): string[] {
+  if (asks && ASKS.has(access)) {
+    if (access === 'full') return ASKING;
+    return ['--tools', access === 'edit' ? EDIT : `${EDIT},Bash`, ...ASKING, '--strict-mcp-config'];
+  }
   switch (access) {
     case 'none':
       return ['--tools', '', ...LOCKED];
@@ -58,7 +79,7 @@ export function refusesBypass(env: NodeJS.ProcessEnv): boolean {
  */
 export function planAccess(
   request: Pick<ToolRequest, 'permissions'>,
-  ctx: Pick<CallContext, 'config' | 'env' | 'maxPermissions'>,
+  ctx: Pick<ChatContext, 'config' | 'env' | 'maxPermissions' | 'approvals'>,
   toolAccess: ClaudeCodeToolAccess | undefined,
 ): AccessPlan {
   const resolved = resolvePermissions(request, ctx, toolAccess ? LEVEL_OF[toolAccess] : undefined);
@@ -68,11 +89,13 @@ export function planAccess(
       : resolved.source === 'default'
         ? 'none'
         : ACCESS_OF[resolved.level];
-  const root = access === 'full' && refusesBypass(ctx.env);
-  const note = root ? ROOT_NOTE : NOTES[access];
+  const asks = ctx.approvals !== undefined && ASKS.has(access);
+  const root = access === 'full' && refusesBypass(ctx.env) && !asks;
+  const note = asks ? ASKS_NOTE : root ? ROOT_NOTE : NOTES[access];
   return {
     access,
-    args: accessArgs(access, root),
+    args: accessArgs(access, root, asks),
     report: permissionReport(resolved, LEVEL_OF[access], note),
+    asks,
   };
 }

@@ -1,12 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { spawnProcess, systemText, toolFailure, type RunningProcess } from '@toolbridge/adapter-kit';
-import type { ChatContext, StreamEvent, ToolRequest } from '@toolbridge/core';
+import { parseJsonLine, spawnProcess, systemText, toolFailure, type RunningProcess } from '@toolbridge/adapter-kit';
+import { answerToolUse, controlResponseLine } from './approvals.js';
+import type { ChatContext, PermissionLevel, StreamEvent, ToolRequest } from '@toolbridge/core';
 import { buildChatArgs } from './argv.js';
-import { TOOL_ID } from './config.js';
+import { LEVEL_OF, TOOL_ID } from './config.js';
 import { StreamParser } from './events.js';
 import type { ExitInfo } from './failures.js';
-import { initializeLine, userLine } from './input.js';
+import { controlLine, initializeLine, userLine } from './input.js';
 import type { ClaudeCodeAdapterOptions } from './options.js';
 import type { AccessPlan } from './permissions.js';
 import { nativeSchema } from './structured.js';
@@ -55,7 +56,9 @@ export function runEnv(o: ClaudeCodeAdapterOptions, env: NodeJS.ProcessEnv, tmpD
 /**
  * One chat as one `claude -p --input-format stream-json` run: the turn (and, for a JSON answer,
  * an `initialize` carrying the schema) on stdin, system messages through a private file (never
- * argv), in the working directory core chose; `--resume` continues a session.
+ * argv), in the working directory core chose; `--resume` continues a session. An approvals chat
+ * keeps stdin open for the control protocol (`can_use_tool` answers, an `interrupt`) until its
+ * result; a caller's interrupt of any other run ends its process, and the answer is the text so far.
  */
 export async function* printTurn(
   o: ClaudeCodeAdapterOptions,
@@ -81,34 +84,46 @@ export async function* printTurn(
       extraArgs: o.extraArgs ?? [],
     });
     ctx.signal.throwIfAborted();
-    proc = spawnProcess({
+    const asks = turn.access.asks;
+    const running = spawnProcess({
       command: o.command ?? 'claude',
       args,
-      stdin: (structured ? initializeLine('init', structured.schema) : '') + userLine(request.messages),
+      stdin: (structured || asks ? initializeLine('init', structured?.schema) : '') + userLine(request.messages),
+      ...(asks ? { interactive: true } : {}),
       env: runEnv(o, ctx.env, tmpDir, structured !== undefined),
       cwd: ctx.cwd,
       signal: ctx.signal,
       toolId: TOOL_ID,
     });
+    proc = running;
     const parser = new StreamParser(structured ? { structured: { wrapped: structured.wrapped } } : {});
     let exit: ExitInfo = { exitCode: null, signal: null, stderrTail: '' };
     let grace: NodeJS.Timeout | undefined;
+    const onInterrupt = () =>
+      asks ? void running.write(controlLine('interrupt', { subtype: 'interrupt' })).catch(() => undefined) : running.kill();
+    ctx.interrupt?.addEventListener('abort', onInterrupt, { once: true });
     try {
-      for await (const line of proc) {
+      for await (const line of running) {
         if (parser.done) continue;
+        if (asks) answerControl(line, running, ctx, LEVEL_OF[turn.access.access], request.additionalDirs);
         const { events, rateLimit } = parser.push(line);
         if (rateLimit) await onRateLimit(rateLimit);
         for (const event of events) yield event;
-        if (parser.done) grace = setTimeout(() => proc?.kill(), AFTER_RESULT_GRACE_MS);
+        if (parser.done) {
+          if (asks) running.endInput();
+          grace = setTimeout(() => running.kill(), AFTER_RESULT_GRACE_MS);
+        }
       }
-      exit = await proc.result;
+      exit = await running.result;
     } catch (e) {
-      // Ended by us after its answer: the answer stands.
-      if (!parser.done) throw e;
+      // Ended by us after its answer (or at the caller's interrupt): the answer stands.
+      if (!parser.done && !ctx.interrupt?.aborted) throw e;
     } finally {
       clearTimeout(grace);
+      ctx.interrupt?.removeEventListener('abort', onInterrupt);
     }
-    const result = parser.finish(exit);
+    // A killed run's session may be cut mid-write: the interrupted answer then names none, and core resends the transcript.
+    const result = ctx.interrupt?.aborted ? parser.finishInterrupted(exit, undefined, asks) : parser.finish(exit);
     yield { type: 'result', result: { ...result, metadata: { ...result.metadata, permissions: turn.access.report, transport: 'spawn' } } };
   } catch (e) {
     throw toolFailure(e, 'Claude Code', TOOL_ID);
@@ -118,4 +133,21 @@ export async function* printTurn(
       await proc.result.catch(() => undefined);
     }
   }
+}
+
+/** Answer a `can_use_tool` control request of an approvals run (through the kit's `approveAction`). */
+function answerControl(
+  line: string,
+  proc: RunningProcess,
+  ctx: ChatContext,
+  level: PermissionLevel,
+  additionalDirs: readonly string[],
+): void {
+  const json = parseJsonLine(line);
+  if (json?.type !== 'control_request') return;
+  const request = (json.request ?? {}) as Record<string, unknown>;
+  if (request.subtype !== 'can_use_tool') return;
+  void answerToolUse(request, ctx, level, additionalDirs)
+    .then((response) => proc.write(controlResponseLine(json.request_id, response)))
+    .catch(() => undefined);
 }

@@ -1,5 +1,6 @@
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
 import { TOOL_ID } from './config.js';
+import { controlResponseLine } from './approvals.js';
 import { controlLine } from './input.js';
 
 type Json = Record<string, unknown>;
@@ -9,12 +10,15 @@ export const CONTROL_TIMEOUT_MS = 10_000;
 
 /**
  * The control protocol of a stream-json Claude Code process (what the Agent SDK speaks):
- * requests carry an id and get one `control_response`; requests from Claude Code (permission
- * prompts) are refused at once, since `--permission-prompts none` should leave none.
+ * requests carry an id and get one `control_response`. Claude Code's own `can_use_tool` requests
+ * (approvals chats, `--permission-prompt-tool stdio`) go to `onToolUse`; any other request of
+ * its, or one when nobody listens, is refused at once.
  */
 export class ControlChannel {
   private readonly pending = new Map<string, { resolve(v: Json): void; reject(e: Error): void }>();
   private seq = 0;
+  /** Answers `can_use_tool` for the turn running now. */
+  onToolUse?: (request: Json) => Promise<Json>;
 
   constructor(private readonly write: (line: string) => Promise<void>) {}
 
@@ -31,9 +35,15 @@ export class ControlChannel {
       return true;
     }
     if (json?.type === 'control_request') {
+      const request = (json.request ?? {}) as Json;
+      const refuse = () => {
+        const refusal = { type: 'control_response', response: { subtype: 'error', request_id: json.request_id, error: 'not supported' } };
+        return this.write(JSON.stringify(refusal) + '\n').catch(() => undefined);
+      };
+      const answering = request.subtype === 'can_use_tool' ? this.onToolUse?.(request) : undefined;
       // Never leave one of Claude Code's own requests hanging.
-      const refusal = { type: 'control_response', response: { subtype: 'error', request_id: json.request_id, error: 'not supported' } };
-      void this.write(JSON.stringify(refusal) + '\n').catch(() => undefined);
+      if (!answering) void refuse();
+      else void answering.then((response) => this.write(controlResponseLine(json.request_id, response)).catch(() => undefined), refuse);
       return true;
     }
     return false;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { parseJsonLine, processRunning, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, raceAbort } from '@toolbridge/core';
 import { TOOL_ID } from './config.js';
 import { failureWithoutResult, type ExitInfo } from './failures.js';
@@ -96,8 +96,13 @@ export class ClaudeProcess implements WarmMember {
     return this.spec.env.TMPDIR!;
   }
 
+  /**
+   * Whether it still runs. Its output ending says so late: a process killed while idle is seen
+   * as gone from /proc (or as a zombie) before Node has read its pipes' end, and a chat that
+   * arrives in between must not be written into it.
+   */
   get alive(): boolean {
-    return !this.ended && !this.killed;
+    return !this.ended && !this.killed && !this.proc.exited && (this.pid === undefined || processRunning(this.pid));
   }
 
   /** How the process ended (for errors of a turn it did not finish). */
@@ -194,6 +199,16 @@ export class ClaudeProcess implements WarmMember {
       // It did not settle: it must not take another chat.
       this.kill();
     }
+  }
+
+  /** Answers Claude Code's `can_use_tool` requests during the running turn (approvals chats). */
+  set onToolUse(handler: ((request: Json) => Promise<Json>) | undefined) {
+    this.controls.onToolUse = handler;
+  }
+
+  /** Interrupt the running turn at the caller's request; `command` reads on to its `result`. */
+  interruptTurn(): void {
+    void this.controls.request({ subtype: 'interrupt' }).catch(() => undefined);
   }
 
   /** Start a fresh conversation (`/clear`: no model call, a new session id). */

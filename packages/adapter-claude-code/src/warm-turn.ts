@@ -1,6 +1,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ChatContext, ChatResult, StreamEvent, ToolRequest } from '@toolbridge/core';
+import type { ChatContext, ChatResult, PermissionLevel, StreamEvent, ToolRequest } from '@toolbridge/core';
+import { answerToolUse } from './approvals.js';
 import { StreamParser } from './events.js';
 import { userBlocks } from './input.js';
 import type { NativeSchema } from './structured.js';
@@ -24,9 +25,16 @@ export async function* warmTurn(
     onRateLimit(info: RateLimitInfo): Promise<void>;
     /** `said` once the turn has passed something on (it can no longer be retried elsewhere); `background` once it started a background job. */
     progress: { said: boolean; background: boolean };
+    /** An approvals chat: the level its `can_use_tool` answers are checked against. */
+    asks?: PermissionLevel;
   },
 ): AsyncGenerator<StreamEvent, ChatResult> {
   if (!o.continues && member.used) await member.clear(ctx.signal);
+  const asks = o.asks;
+  member.onToolUse = asks ? (r) => answerToolUse(r, ctx, asks, request.additionalDirs) : undefined;
+  // The caller's interrupt stops the turn natively; the process stays and serves the next one.
+  const onInterrupt = () => member.interruptTurn();
+  ctx.interrupt?.addEventListener('abort', onInterrupt, { once: true });
   const parser = new StreamParser(o.structured ? { structured: { wrapped: o.structured.wrapped } } : {});
   const message = { type: 'user', message: { role: 'user', content: userBlocks(request.messages) }, parent_tool_use_id: null };
   member.used = true;
@@ -43,10 +51,12 @@ export async function* warmTurn(
       }
     }
   } finally {
+    ctx.interrupt?.removeEventListener('abort', onInterrupt);
+    member.onToolUse = undefined;
     if (message.message.content.some((b) => b.type === 'image')) await removeImageCopies(member.tmpDir);
   }
   ctx.signal.throwIfAborted();
-  const result = parser.finish(member.exitInfo);
+  const result = ctx.interrupt?.aborted ? parser.finishInterrupted(member.exitInfo, member.conversation) : parser.finish(member.exitInfo);
   if (typeof result.metadata.nativeSessionId === 'string') member.conversation = result.metadata.nativeSessionId;
   member.model = result.model ?? member.model;
   return result;

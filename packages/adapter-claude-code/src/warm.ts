@@ -10,7 +10,7 @@ import {
   type WarmLease,
 } from '@toolbridge/adapter-kit';
 import type { CallContext, ChatContext, StreamEvent, ToolRequest, WarmLoad } from '@toolbridge/core';
-import { claudeCodeConfig } from './config.js';
+import { claudeCodeConfig, LEVEL_OF } from './config.js';
 import type { ClaudeCodeAdapterOptions } from './options.js';
 import { claudeConfigDir } from './settings.js';
 import type { TurnSettings } from './spawn.js';
@@ -99,7 +99,8 @@ export class ClaudeWarm {
     const plain = turn.access.access === 'none' && (await plainEquivalent(ctx.cwd, this.parentDir(ctx.env)));
     const launch = launchOf(this.o, request, ctx.env, turn, plain ? undefined : ctx.cwd);
     for (let attempt = 0; ; attempt++) {
-      const lease = await this.acquire(launch, request, turn.persist, ctx.signal);
+      // The retry takes a process started for it: another pooled one may have died the same way (all killed at once).
+      const lease = await this.acquire(launch, request, turn.persist, ctx.signal, attempt > 0);
       if (!lease) return false;
       const member = lease.member;
       member.leased = true;
@@ -110,6 +111,7 @@ export class ClaudeWarm {
           continues: request.resume !== undefined,
           onRateLimit,
           progress,
+          ...(turn.access.asks ? { asks: LEVEL_OF[turn.access.access] } : {}),
         });
         yield {
           type: 'result',
@@ -132,15 +134,20 @@ export class ClaudeWarm {
     return member.turns % 10 !== 0 || !member.pid || groupRssBytes(member.pid) < MAX_RSS_BYTES;
   }
 
-  /** The process for a chat: the one holding its session, an idle one with the same launch (fresh first), or a new one. */
+  /**
+   * The process for a chat: the one holding its session, an idle one with the same launch (fresh
+   * first), or a new one; only a new one when `startNew` (a retry).
+   */
   private async acquire(
     launch: Launch,
     request: ToolRequest,
     persist: boolean,
     signal: AbortSignal,
+    startNew: boolean,
   ): Promise<WarmLease<ClaudeProcess> | undefined> {
     const resume = request.resume?.nativeSessionId;
     const candidates = this.idle(launch).filter((m) => {
+      if (startNew) return false;
       const started = this.recipes.get(m.key)!.launch;
       if (resume)
         return (

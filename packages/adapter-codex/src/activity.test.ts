@@ -124,6 +124,20 @@ describe('activity from real runs', () => {
     ]);
   });
 
+  it('read-only patch inside a shell command (apply_patch <<EOF): refused without an item; a failed file_change from the session log', async () => {
+    const { of } = await run(replay('codex-ro-shell-patch'), { rollout: 'codex-ro-shell-patch.rollout.jsonl' });
+    expect(of('command')).toEqual([]);
+    expect(of('file_change')).toEqual([
+      {
+        id: 'call_mock_1_0',
+        kind: 'file_change',
+        status: 'failed',
+        title: 'add patched.txt: patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings',
+        changes: [{ path: 'patched.txt', kind: 'add' }],
+      },
+    ]);
+  });
+
   it('plan and reasoning; the plan completing after the answer does not take the answer’s place', async () => {
     const { of, result, events } = await run(replay('codex-plan'));
     expect(of('plan').map((a) => [a.id, a.status, a.kind === 'plan' && a.items.map((i) => i.done)])).toEqual([

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { defineAdapter, runProcess } from '@toolbridge/adapter-kit';
-import type { CallContext, ToolAdapter } from '@toolbridge/core';
+import { ProviderExecutionError, type CallContext, type ToolAdapter } from '@toolbridge/core';
 import { codexLogin, loginStatusAuth, providerAuth } from './auth.js';
 import { codexConfig, TOOL_ID } from './config.js';
 import { detectCodex } from './detect.js';
@@ -11,6 +11,18 @@ import { turnSettings } from './turn.js';
 import { readUsageLimits } from './usage-limits.js';
 import { readCodexUserConfig } from './user-config.js';
 import { CodexWarm } from './warm.js';
+
+/** A chat with `approvals: "ask"` that the warm server cannot take (it asks; `codex exec` cannot). */
+function approvalsNeedServer(spawnReason: string | undefined): ProviderExecutionError {
+  return spawnReason
+    ? new ProviderExecutionError(`Codex asks for approvals only on its app-server, which this chat cannot use (${spawnReason})`, {
+        toolId: TOOL_ID,
+      })
+    : new ProviderExecutionError("Codex's app-server could not be started, and only it asks for approvals", {
+        toolId: TOOL_ID,
+        retryable: true,
+      });
+}
 
 /**
  * The Codex agent (`codex` on PATH): chats run `codex exec --json` with the conversation on
@@ -56,6 +68,9 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
       permissions: ['read-only', 'workspace-write', 'full'],
       additionalDirs: true,
       warm: options.warm !== false,
+      // Both on the warm transport only (`codex exec` can neither ask nor be interrupted): see stream().
+      approvals: options.warm !== false,
+      interrupt: options.warm !== false,
     },
 
     detect: (ctx) => detectCodex(ctx, { command, timeoutMs: versionTimeoutMs, codexHome: codexHomeOf(ctx) }),
@@ -73,7 +88,10 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
     async *stream(request, ctx) {
       // Inside the generator: a bad setting fails the stream, never the call that creates it.
       const turn = turnSettings(request, ctx, codexHomeOf(ctx));
-      if (!warm.spawnReason(ctx, turn) && (yield* warm.stream(request, ctx, turn))) return;
+      const spawnReason = warm.spawnReason(ctx, turn);
+      if (!spawnReason && (yield* warm.stream(request, ctx, turn))) return;
+      // `codex exec` never asks: running it would do unasked what the caller wanted to approve.
+      if (ctx.approvals) throw approvalsNeedServer(spawnReason);
       yield* execTurn(options, request, ctx, turn);
     },
 

@@ -79,6 +79,8 @@ export class AppServerTurn {
   readonly seen = new Set<string>();
   /** The turn's end: its status and error message. */
   end?: { status: string; error?: string };
+  /** The agent message being written (its deltas), for an interrupted turn's text so far. */
+  partialText = '';
   /** This turn's id, once `turn/start` has answered (a resumed or forked thread reports its earlier usage too). */
   turnId?: string;
 
@@ -91,12 +93,16 @@ export class AppServerTurn {
         const event = n.method === 'item/started' ? 'started' : 'completed';
         if (typeof item.id === 'string') {
           this.seen.add(item.id);
+          if (item.type === 'agentMessage' && event === 'started') this.partialText = '';
           if (item.type === 'commandExecution' && event === 'started') this.running.set(item.id, str(item.command) ?? '');
           if (event === 'completed') this.running.delete(item.id);
         }
         const mapped = execItem(item, event);
         return mapped ? [{ type: `item.${event}`, item: mapped }] : [];
       }
+      case 'item/agentMessage/delta':
+        this.partialText += str(p.delta) ?? '';
+        return [];
       case 'turn/plan/updated': {
         const items = (Array.isArray(p.plan) ? p.plan : []).map((s: Json) => ({
           text: str(s?.step) ?? '',

@@ -1,6 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { descendants, parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
 import { cleanStderr, TOOL_ID } from './failures.js';
 
@@ -11,6 +10,9 @@ export interface Notification {
   method: string;
   params: Json;
 }
+
+/** Answers a server request of one thread (an approval request); undefined leaves it to the default answer. */
+export type ThreadRequestHandler = (method: string, params: Json) => Promise<Json> | undefined;
 
 /** An error answer of the server (`code` is -32600 for every error seen). */
 export class RpcError extends Error {
@@ -24,9 +26,9 @@ export class RpcError extends Error {
 }
 
 /**
- * Approval requests are answered "decline" (the warm transport always sets `approvalPolicy:
- * "never"`, so none should come); every other server request gets an error. An unanswered server
- * request would hang its turn forever.
+ * A server request no thread handler took: approval requests are answered "decline" (a thread
+ * without approvals sets `approvalPolicy: "never"`, so none should come); every other server
+ * request gets an error. An unanswered server request would hang its turn forever.
  */
 function answerServerRequest(method: string): { result: Json } | { error: { code: number; message: string } } {
   if (method === 'item/commandExecution/requestApproval' || method === 'item/fileChange/requestApproval')
@@ -45,6 +47,7 @@ export class AppServer implements WarmMember {
   private nextId = 1;
   private readonly pending = new Map<number, { method: string; resolve(v: Json): void; reject(e: Error): void }>();
   private readonly threads = new Map<string, Set<(n: Notification) => void>>();
+  private readonly requestHandlers = new Map<string, ThreadRequestHandler>();
   private readonly exitListeners = new Set<() => void>();
   private gone = false;
   /** Turns running on this server now (see `recycle`). */
@@ -75,7 +78,8 @@ export class AppServer implements WarmMember {
       // The originator Codex sends upstream is this name: the one `codex exec` sends, so the provider sees the same client on both transports.
       await server.request(
         'initialize',
-        { clientInfo: { name: 'codex_exec', title: 'Toolbridge', version: '1' }, capabilities: null },
+        // `experimentalApi`: a thread with approvals asks for `rawResponseItem/completed` (see app-server-approvals.ts).
+        { clientInfo: { name: 'codex_exec', title: 'Toolbridge', version: '1' }, capabilities: { experimentalApi: true } },
         o.timeoutMs,
       );
       server.notify('initialized');
@@ -119,14 +123,22 @@ export class AppServer implements WarmMember {
     const msg = parseJsonLine(line);
     if (!msg) return;
     const id = msg.id;
-    if (typeof msg.method === 'string') {
-      if (id !== undefined) {
-        void this.proc.write(`${JSON.stringify({ id, ...answerServerRequest(msg.method) })}\n`).catch(() => undefined);
-        return;
-      }
+    const method = msg.method;
+    if (typeof method === 'string') {
       const params = (msg.params ?? {}) as Json;
       const threadId = typeof params.threadId === 'string' ? params.threadId : undefined;
-      if (threadId) for (const l of this.threads.get(threadId) ?? []) l({ method: msg.method, params });
+      if (id !== undefined) {
+        const handled = threadId ? this.requestHandlers.get(threadId)?.(method, params) : undefined;
+        const answer = handled
+          ? handled.then(
+              (result) => ({ result }),
+              () => answerServerRequest(method),
+            )
+          : Promise.resolve(answerServerRequest(method));
+        void answer.then((a) => this.proc.write(`${JSON.stringify({ id, ...a })}\n`)).catch(() => undefined);
+        return;
+      }
+      if (threadId) for (const l of this.threads.get(threadId) ?? []) l({ method, params });
       return;
     }
     const p = typeof id === 'number' ? this.pending.get(id) : undefined;
@@ -189,6 +201,14 @@ export class AppServer implements WarmMember {
     };
   }
 
+  /** Answer the server requests of one thread (its approvals); the returned function stops it. */
+  onThreadRequest(threadId: string, handler: ThreadRequestHandler): () => void {
+    this.requestHandlers.set(threadId, handler);
+    return () => {
+      if (this.requestHandlers.get(threadId) === handler) this.requestHandlers.delete(threadId);
+    };
+  }
+
   /** Be told when the server exits (crash, kill, close); the returned function stops it. */
   onExit(listener: () => void): () => void {
     this.exitListeners.add(listener);
@@ -206,33 +226,4 @@ export class AppServer implements WarmMember {
     if (!inTime) this.proc.kill();
     await exited;
   }
-}
-
-/** Live (not zombie) descendants of a process, from /proc; empty off Linux. */
-function descendants(root: number | undefined): number[] {
-  if (root === undefined || process.platform !== 'linux') return [];
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-      // Fields after the command (which may hold spaces and parentheses): state, ppid, ...
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state === 'Z') continue;
-      const list = children.get(Number(ppid)) ?? [];
-      list.push(Number(name));
-      children.set(Number(ppid), list);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  const out: number[] = [];
-  const walk = (pid: number) => {
-    for (const c of children.get(pid) ?? []) {
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(root);
-  return out;
 }

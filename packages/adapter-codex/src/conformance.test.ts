@@ -1,5 +1,6 @@
+import { afterAll, describe, it } from '@jest/globals';
 import { pathWithout } from '@toolbridge/test-suite';
-import { describeAdapterConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
 import { createCodexAdapter } from './adapter.js';
 import { capture, fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';
 
@@ -27,7 +28,7 @@ const scenarios: Partial<Record<ConformanceScenario, FakeCodexScript>> = {
   },
 };
 
-describeAdapterConformance('codex', {
+describeConformance({ describe, it, afterAll }, 'codex', {
   expectedText: 'Hello from mock',
   expectedJson: JSON_ANSWER,
   scenarios: Object.keys(scenarios) as ConformanceScenario[],

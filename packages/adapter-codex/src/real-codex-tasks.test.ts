@@ -118,6 +118,20 @@ describe.each(TRANSPORTS)('real codex 0.169.0: agent activity and permission lev
     ]);
   }, 120_000);
 
+  it('read-only: a patch inside a shell command (apply_patch <<EOF) is refused and reported as a failed file_change', async () => {
+    const cwd = await workDir();
+    codex.mock.queue(shell(`apply_patch <<'EOF'\n${PATCH}EOF`), done);
+    const { of } = await task(codex, cwd, 'read-only');
+    expect(existsSync(path.join(cwd, 'patched.txt'))).toBe(false);
+    expect(of('file_change')).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        changes: [{ path: 'patched.txt', kind: 'add' }],
+        title: expect.stringContaining('patch rejected'),
+      }),
+    ]);
+  }, 120_000);
+
   it('reports reasoning and the plan', async () => {
     const cwd = await workDir();
     const plan = (second: string) => ({

@@ -77,6 +77,10 @@ function blockedActivity(call: Record<string, unknown>, output: string): Activit
   if (COMMAND_TOOLS.has(name)) {
     const args = argsOf(call);
     const command = str(args.cmd) ?? (Array.isArray(args.command) ? args.command.join(' ') : (str(args.command) ?? name));
+    // `apply_patch <<'EOF' … EOF` in a shell command is intercepted by Codex and applied as a patch:
+    // refused, it leaves only the output "patch rejected: …" (no exit code), so it is a failed file change.
+    const patch = PATCH_IN_COMMAND.exec(command)?.[0];
+    if (patch) return patchFailure(id, patch, output);
     // Unified exec's output: "Chunk ID… Process exited with code N … Output:\n<text>".
     const exit = /Process exited with code (-?\d+)/.exec(output);
     // Only a command that ended with a failure was blocked; one still running in the background has no item yet either.
@@ -92,18 +96,23 @@ function blockedActivity(call: Record<string, unknown>, output: string): Activit
       ...(text ? { outputTail: tail(text, OUTPUT_TAIL_CHARS) } : {}),
     };
   }
-  if (PATCH_TOOLS.has(name)) {
-    if (/^(Exit code: 0|Success)/m.test(output)) return undefined;
-    const patch = str(call.input) ?? str(argsOf(call).input) ?? '';
-    const kinds = { Add: 'add', Update: 'update', Delete: 'delete' } as const;
-    const changes = [...patch.matchAll(/^\*\*\* (Add|Update|Delete) File: (.+)$/gm)].map((m) => ({
-      path: m[2]!.trim(),
-      kind: kinds[m[1] as keyof typeof kinds],
-    }));
-    const what = changes.length === 1 ? `${changes[0]!.kind} ${changes[0]!.path}` : `${changes.length} file changes`;
-    return { id, kind: 'file_change', status: 'failed', title: `${what}: ${output.split('\n')[0]!.slice(0, 160)}`, changes };
-  }
+  if (PATCH_TOOLS.has(name)) return patchFailure(id, str(call.input) ?? str(argsOf(call).input) ?? '', output);
   return undefined;
+}
+
+/** A patch in a shell command (`apply_patch <<'EOF'`, or Codex's `applypatch`). */
+const PATCH_IN_COMMAND = /\*\*\* Begin Patch[\s\S]*?\*\*\* End Patch/;
+
+/** A patch that left no item: a failed file change, unless its output says it was applied. */
+function patchFailure(id: string, patch: string, output: string): Activity | undefined {
+  if (/^(Exit code: 0|Success)/m.test(output) || /Process exited with code 0\b/.test(output)) return undefined;
+  const kinds = { Add: 'add', Update: 'update', Delete: 'delete' } as const;
+  const changes = [...patch.matchAll(/^\*\*\* (Add|Update|Delete) File: (.+)$/gm)].map((m) => ({
+    path: m[2]!.trim(),
+    kind: kinds[m[1] as keyof typeof kinds],
+  }));
+  const what = changes.length === 1 ? `${changes[0]!.kind} ${changes[0]!.path}` : `${changes.length} file changes`;
+  return { id, kind: 'file_change', status: 'failed', title: `${what}: ${output.split('\n')[0]!.slice(0, 160)}`, changes };
 }
 
 /**

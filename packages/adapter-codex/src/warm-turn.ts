@@ -1,8 +1,10 @@
 import { imagesOf } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, raceAbort, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
+import { isApprovalRequest, ThreadApprovals } from './app-server-approvals.js';
 import { AppServerTurn } from './app-server-events.js';
 import { RpcError, type AppServer, type Notification } from './app-server.js';
 import { CodexEventParser } from './events.js';
+import { LEVEL_OF } from './config.js';
 import { classifyFailure, TOOL_ID } from './failures.js';
 import { turnPrompt } from './inputs.js';
 import { readLastTurn } from './rollout.js';
@@ -25,8 +27,12 @@ function threadParams(request: ToolRequest, ctx: ChatContext, turn: TurnSettings
   return {
     cwd: ctx.cwd,
     sandbox: turn.permissions.sandbox,
-    // The default ("on-request") can send approval requests; nobody is there to answer them.
-    approvalPolicy: 'never',
+    // With approvals, "untrusted": every command but Codex's known-safe reads, and every file change,
+    // is asked (under "on-request" a command inside the sandbox never is). Without, nobody is there
+    // to answer: the default ("on-request") could still ask, so "never".
+    approvalPolicy: ctx.approvals ? 'untrusted' : 'never',
+    // The model's raw calls, to see which asks to leave the sandbox (app-server-approvals.ts).
+    ...(ctx.approvals ? { experimentalRawEvents: true } : {}),
     ...(turn.model ? { model: turn.model } : {}),
     config: {
       ...turn.permissions.config,
@@ -84,12 +90,19 @@ export async function* warmTurn(
     wake = undefined;
     w?.();
   };
+  const approvals = ctx.approvals ? new ThreadApprovals(ctx, LEVEL_OF[turn.permissions.sandbox], request.additionalDirs) : undefined;
   const offThread = server.onThread(threadId, (n) => {
+    approvals?.observe(n);
     queue.push(n);
     poke();
   });
+  const offRequests = approvals
+    ? server.onThreadRequest(threadId, (method, p) => (isApprovalRequest(method) ? approvals.decide(method, p) : undefined))
+    : () => undefined;
   const offExit = server.onExit(poke);
   ctx.signal.addEventListener('abort', poke);
+  ctx.interrupt?.addEventListener('abort', poke);
+  let interrupting = false;
   const state = new AppServerTurn();
   const parser = new CodexEventParser();
   parser.threadId = threadId;
@@ -113,9 +126,21 @@ export async function* warmTurn(
         continue;
       }
       ctx.signal.throwIfAborted();
+      if (ctx.interrupt?.aborted && !interrupting) {
+        // The caller's interrupt: stop the turn natively; `turn/completed` (status "interrupted", in ~22 ms) follows.
+        interrupting = true;
+        void server.request('turn/interrupt', { threadId, turnId }, CLEANUP_TIMEOUT_MS).catch(() => undefined);
+        continue;
+      }
       if (!server.alive)
         throw new ProviderExecutionError("Codex's app-server exited during the chat", { toolId: TOOL_ID, retryable: true });
       await new Promise<void>((r) => (wake = r));
+    }
+    if (state.end.status === 'interrupted' && interrupting) {
+      // A command the turn started may outlive the interrupt: then the server goes once its turns are done.
+      if (state.running.size > 0 || server.hasStrayProcesses()) server.recycling = true;
+      yield* interruptedResult(parser, state, opened, threadId, turn, o);
+      return;
     }
     if (state.end.status === 'failed') throw classifyFailure(state.end.error ?? parser.lastError ?? 'turn failed');
     if (state.end.status !== 'completed')
@@ -127,26 +152,13 @@ export async function* warmTurn(
     parser.settle(tail);
     yield* tail;
     if (parser.answer === undefined) throw new ProviderExecutionError('Codex finished without an answer', { toolId: TOOL_ID });
-    const model = turn.model ?? (typeof opened.model === 'string' ? opened.model : undefined);
-    yield {
-      type: 'result',
-      result: {
-        message: { role: 'assistant', content: parser.answer },
-        usage: parser.usage,
-        ...(model ? { model } : {}),
-        metadata: {
-          ...(o.ephemeral ? {} : { nativeSessionId: threadId }),
-          ...turn.metadata,
-          ...(structured ? { structuredOutput: structured } : {}),
-          ...(parser.warnings.length ? { warnings: parser.warnings } : {}),
-          transport: 'warm',
-        },
-      },
-    };
+    yield turnResult(parser.answer, parser, opened, threadId, turn, o, structured ? { structuredOutput: structured } : {});
   } finally {
     offThread();
+    offRequests();
     offExit();
     ctx.signal.removeEventListener('abort', poke);
+    ctx.interrupt?.removeEventListener('abort', poke);
     // Ended while `turn/start` was unanswered (a loaded host reads the answer late; the turn may be
     // running, its command too): wait briefly for the turn's id, so the turn is interrupted all the same.
     if (!turnId && turnStart && server.alive) {
@@ -165,4 +177,49 @@ export async function* warmTurn(
     // The thread is on disk: a later turn of its session loads it again.
     if (server.alive) void server.request('thread/unsubscribe', { threadId }, CLEANUP_TIMEOUT_MS).catch(() => undefined);
   }
+}
+
+/** The turn's `result`: the answer and what the metadata says about the thread and settings. */
+function turnResult(
+  answer: string,
+  parser: CodexEventParser,
+  opened: Json,
+  threadId: string,
+  turn: TurnSettings,
+  o: WarmTurnOptions,
+  extra: Json,
+): StreamEvent {
+  const model = turn.model ?? (typeof opened.model === 'string' ? opened.model : undefined);
+  return {
+    type: 'result',
+    result: {
+      message: { role: 'assistant', content: answer },
+      usage: parser.usage,
+      ...(model ? { model } : {}),
+      metadata: {
+        ...(o.ephemeral ? {} : { nativeSessionId: threadId }),
+        ...turn.metadata,
+        ...extra,
+        ...(parser.warnings.length ? { warnings: parser.warnings } : {}),
+        transport: 'warm',
+      },
+    },
+  };
+}
+
+/** The end of an interrupted turn: the text so far (the last finished message, else the one being written) and `finishReason: "interrupted"`. */
+function* interruptedResult(
+  parser: CodexEventParser,
+  state: AppServerTurn,
+  opened: Json,
+  threadId: string,
+  turn: TurnSettings,
+  o: WarmTurnOptions,
+): Generator<StreamEvent> {
+  const tail: StreamEvent[] = [];
+  parser.settle(tail);
+  yield* tail;
+  const text = parser.answer ?? state.partialText;
+  if (parser.answer === undefined && text) yield { type: 'delta', text };
+  yield turnResult(text, parser, opened, threadId, turn, o, { finishReason: 'interrupted' });
 }

@@ -1,6 +1,13 @@
-import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { DEFAULT_WARM_IDLE_MS, retriesOnFreshProcess, warmFingerprint, warmIdleMs, WarmPool, whichOnPath } from '@toolbridge/adapter-kit';
+import {
+  DEFAULT_WARM_IDLE_MS,
+  envFingerprint,
+  retriesOnFreshProcess,
+  warmFingerprint,
+  warmIdleMs,
+  WarmPool,
+  whichOnPath,
+} from '@toolbridge/adapter-kit';
 import { raceAbort, type CallContext, type ChatContext, type StreamEvent, type ToolRequest, type WarmLoad } from '@toolbridge/core';
 import { AppServer } from './app-server.js';
 import { EXEC_API_KEY_ENV } from './auth.js';
@@ -65,11 +72,7 @@ export class CodexWarm {
   private keyOf(ctx: CallContext, codexHome: string): { key: string; fingerprint: string } {
     const command = this.o.command ?? 'codex';
     // The environment is part of what the server is (HOME, keys): hashed, never kept as text in the key.
-    const envHash = createHash('sha256')
-      .update(JSON.stringify(Object.entries(ctx.env).sort()))
-      .digest('hex')
-      .slice(0, 16);
-    const key = JSON.stringify([command, codexHome, envHash]);
+    const key = JSON.stringify([command, codexHome, envFingerprint(ctx.env)]);
     const args = [...(this.o.shellSnapshot ? [] : ['-c', 'features.shell_snapshot=false']), ...configArgs(this.o.extraArgs ?? [])!];
     this.specs.set(key, { command, args, env: ctx.env });
     const files = [whichOnPath(command, ctx.env), path.join(codexHome, 'config.toml'), path.join(codexHome, 'auth.json')];

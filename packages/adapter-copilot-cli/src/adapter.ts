@@ -4,7 +4,8 @@ import { checkCopilotAuth, copilotLogin } from './auth.js';
 import { resolveCopilotBinary } from './binary.js';
 import { copilotConfig, NAME, TOOL_ID } from './config.js';
 import type { CopilotCliAdapterOptions } from './options.js';
-import { runTurn } from './spawn.js';
+import { checkRequest, runTurn } from './spawn.js';
+import { copilotTurnSpec, copilotWarm } from './warm.js';
 
 /** The model a chat asks for: the request's, else `copilotModel`; else Copilot's own choice (COPILOT_MODEL, its settings). */
 function modelFor(requested: string | undefined, ctx: CallContext): string | undefined {
@@ -18,6 +19,7 @@ function modelFor(requested: string | undefined, ctx: CallContext): string | und
  */
 export function createCopilotCliAdapter(options: CopilotCliAdapterOptions = {}): ToolAdapter {
   const command = options.command ?? 'copilot';
+  const warm = copilotWarm(options);
   const login = copilotLogin(command, options.loginArgs ?? [], options.loginTtlMs ?? 15 * 60_000, options.loginOutputWaitMs ?? 10_000);
 
   return defineAdapter({
@@ -31,6 +33,9 @@ export function createCopilotCliAdapter(options: CopilotCliAdapterOptions = {}):
       permissions: ['read-only', 'workspace-write', 'full'],
       images: true,
       additionalDirs: true,
+      warm: options.warm !== false,
+      approvals: true,
+      interrupt: true,
     },
 
     async detect(ctx): Promise<DetectResult> {
@@ -61,11 +66,21 @@ export function createCopilotCliAdapter(options: CopilotCliAdapterOptions = {}):
         "Copilot CLI keeps no quota on disk: a plan's premium-request allowance is only fetched from GitHub while it runs (each chat's premium requests are in its metadata)",
     }),
 
-    stream(request, ctx) {
+    async *stream(request, ctx) {
       const permissions = resolvePermissions(request, ctx);
-      return runTurn(options, request, ctx, { level: permissions.level, source: permissions.source, model: modelFor(request.model, ctx) });
+      const model = modelFor(request.model, ctx);
+      checkRequest(request, model);
+      if (!warm.spawnReason(ctx)) {
+        const setup = { level: permissions.level, model, addDirs: request.additionalDirs };
+        if (yield* warm.stream(request, ctx, setup, copilotTurnSpec(options, ctx, permissions, model))) return;
+      }
+      yield* runTurn(options, request, ctx, { ...permissions, model });
     },
 
-    dispose: () => login.manager.close(),
+    prewarm: (ctx) => warm.prewarm(ctx, { level: resolvePermissions({}, ctx).level, model: modelFor(undefined, ctx), addDirs: [] }),
+    warmLoad: () => warm.load(),
+    dispose: async () => {
+      await Promise.allSettled([login.manager.close(), warm.close()]);
+    },
   });
 }

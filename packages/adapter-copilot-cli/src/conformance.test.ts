@@ -1,5 +1,6 @@
+import { afterAll, describe, it } from '@jest/globals';
 import { pathWithout } from '@toolbridge/test-suite';
-import { describeAdapterConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
 import { createCopilotCliAdapter } from './adapter.js';
 import { fakeCopilotEnv, REPLAYS, type Replay } from './testing/fake-copilot.js';
 
@@ -22,7 +23,7 @@ const chats: Partial<Record<ConformanceScenario, Replay>> = {
   activity: REPLAYS.toolsWorkspaceWrite,
 };
 
-describeAdapterConformance('copilot', {
+describeConformance({ describe, it, afterAll }, 'copilot', {
   expectedText: 'Hello from mock',
   scenarios: Object.keys(chats) as ConformanceScenario[],
   async setup(scenario) {

@@ -19,6 +19,12 @@ export interface CopilotCliAdapterOptions {
   loginTtlMs?: number;
   /** How long `startAuth()` waits for the device code (default 10 s). */
   loginOutputWaitMs?: number;
+  /**
+   * Keep `copilot --acp --stdio` processes warm between chats (default true): each chat is a new ACP
+   * session in a live process (tens of ms instead of a ~0.8 s start). `warmIdleMs` 0 turns it off
+   * too; a process that would not start falls back to one `copilot` run per chat.
+   */
+  warm?: boolean;
   /** Bound on `copilot --version` (default 15 s; the first run on a machine unpacks Copilot's package, ~3 s). */
   versionTimeoutMs?: number;
   /** Cap on one run's stdout (default 32 MiB, plus room for the images it echoes); beyond it the run fails. */

@@ -42,7 +42,8 @@ beforeAll(async () => {
     TMPDIR: process.env.TMPDIR ?? '/tmp',
   };
   const env = { ...baseEnv, COPILOT_PROVIDER_BASE_URL: mock.baseURL, COPILOT_OFFLINE: 'true' };
-  registry = createRegistry({ adapters: [createCopilotCliAdapter()], env });
+  // The spawn path; the warm (ACP) transport has its own tests (real-copilot-warm.test.ts).
+  registry = createRegistry({ adapters: [createCopilotCliAdapter({ warm: false })], env });
   // No COPILOT_MODEL: the model reaches Copilot as --model.
   registry.config.replace({ copilotModel: 'mock-model' });
 });

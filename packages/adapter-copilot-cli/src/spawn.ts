@@ -35,7 +35,8 @@ const SESSION_ID = /^[0-9a-f][0-9a-f-]{6,63}$/i;
 /** Copilot echoes each image (base64) in its `user.message` event: room for that on top of the usual cap. */
 const DEFAULT_MAX_OUTPUT = 32 * 1024 * 1024;
 
-function check(request: ToolRequest, model: string | undefined): void {
+/** What either transport refuses before starting: option-like model names, bad session ids. */
+export function checkRequest(request: ToolRequest, model: string | undefined): void {
   if (model?.startsWith('-')) throw new InvalidRequestError(`invalid ${NAME} model name "${model}"`, { toolId: TOOL_ID });
   if (request.resume && !SESSION_ID.test(request.resume.nativeSessionId)) {
     throw new InvalidRequestError(`invalid ${NAME} session id "${request.resume.nativeSessionId}"`, { toolId: TOOL_ID });
@@ -46,7 +47,7 @@ function check(request: ToolRequest, model: string | undefined): void {
  * The environment of a run. `COPILOT_ALLOW_ALL` in the user's environment would approve every
  * tool (and, as "true", trust the folder's hooks and MCP servers): below `full` it is dropped.
  */
-function envFor(env: NodeJS.ProcessEnv, level: PermissionLevel): NodeJS.ProcessEnv {
+export function envFor(env: NodeJS.ProcessEnv, level: PermissionLevel): NodeJS.ProcessEnv {
   if (level === 'full' || env.COPILOT_ALLOW_ALL === undefined) return env;
   const { COPILOT_ALLOW_ALL: _dropped, ...rest } = env;
   return rest;
@@ -63,7 +64,7 @@ export async function* runTurn(
   ctx: ChatContext,
   turn: CopilotTurn,
 ): AsyncGenerator<StreamEvent> {
-  check(request, turn.model);
+  checkRequest(request, turn.model);
   ctx.signal.throwIfAborted();
   const parser = new CopilotEventParser();
   let proc: RunningProcess | undefined;

@@ -1,9 +1,10 @@
 import { defineAdapter, probeVersion, resolvePermissions } from '@toolbridge/adapter-kit';
-import type { CallContext, DetectResult, ToolAdapter } from '@toolbridge/core';
+import type { CallContext, DetectResult, PermissionLevel, ToolAdapter, ToolRequest } from '@toolbridge/core';
 import { checkGeminiAuth, geminiDir, manualLogin, readJsonFile } from './auth.js';
 import { geminiConfig, NAME, TOOL_ID } from './config.js';
 import type { GeminiCliAdapterOptions } from './options.js';
-import { runTurn } from './spawn.js';
+import { checkRequest, runTurn } from './spawn.js';
+import { geminiTurnSpec, geminiWarm, type GeminiSetup } from './warm.js';
 import path from 'node:path';
 
 /** Gemini CLI's model aliases (`-m auto` routes each turn; the others pick a family). */
@@ -25,6 +26,12 @@ async function modelFor(requested: string | undefined, ctx: CallContext): Promis
  */
 export function createGeminiCliAdapter(options: GeminiCliAdapterOptions = {}): ToolAdapter {
   const command = options.command ?? 'gemini';
+  const warm = geminiWarm(options);
+  const setupOf = async (request: ToolRequest, ctx: CallContext, level: PermissionLevel): Promise<GeminiSetup> => ({
+    level,
+    model: await modelFor(request.model, ctx),
+    includeDirectories: request.additionalDirs,
+  });
 
   return defineAdapter({
     id: TOOL_ID,
@@ -37,6 +44,9 @@ export function createGeminiCliAdapter(options: GeminiCliAdapterOptions = {}): T
       permissions: ['read-only', 'workspace-write', 'full'],
       images: true,
       additionalDirs: true,
+      warm: options.warm !== false,
+      approvals: true,
+      interrupt: true,
     },
 
     async detect(ctx): Promise<DetectResult> {
@@ -62,11 +72,18 @@ export function createGeminiCliAdapter(options: GeminiCliAdapterOptions = {}): T
 
     async *stream(request, ctx) {
       const permissions = resolvePermissions(request, ctx);
-      yield* runTurn(options, request, ctx, {
-        level: permissions.level,
-        source: permissions.source,
-        model: await modelFor(request.model, ctx),
-      });
+      const model = await modelFor(request.model, ctx);
+      checkRequest(request, model);
+      // A fork copies the session file into a new run: only the spawn path can (ACP has no fork).
+      if (!request.resume?.fork && !warm.spawnReason(ctx)) {
+        const setup = await setupOf(request, ctx, permissions.level);
+        if (yield* warm.stream(request, ctx, setup, geminiTurnSpec(ctx, permissions))) return;
+      }
+      yield* runTurn(options, request, ctx, { ...permissions, model });
     },
+
+    prewarm: async (ctx) => warm.prewarm(ctx, await setupOf({ messages: [], additionalDirs: [] }, ctx, resolvePermissions({}, ctx).level)),
+    warmLoad: () => warm.load(),
+    dispose: () => warm.close(),
   });
 }

@@ -1,5 +1,6 @@
+import { afterAll, describe, it } from '@jest/globals';
 import { pathWithout } from '@toolbridge/test-suite';
-import { describeAdapterConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
 import { createGeminiCliAdapter } from './adapter.js';
 import { fakeGeminiEnv, REPLAYS, type Replay } from './testing/fake-gemini.js';
 
@@ -22,7 +23,7 @@ const chats: Partial<Record<ConformanceScenario, Replay>> = {
   activity: REPLAYS.tools,
 };
 
-describeAdapterConformance('gemini', {
+describeConformance({ describe, it, afterAll }, 'gemini', {
   expectedText: 'Hello from mock',
   scenarios: Object.keys(chats) as ConformanceScenario[],
   async setup(scenario) {

@@ -99,3 +99,26 @@ describe('RetryWatch', () => {
     expect(feed(capture('gemini-stdin-only.err'))).toEqual([]);
   });
 });
+
+describe("Google's retired personal sign-in", () => {
+  // The stderr of `gemini` with `oauth-personal` since 2026-06-18 (shape as seen; gemini-cli #28229).
+  const stderr = `Error authenticating: IneligibleTierError: This client is no longer supported for Gemini Code Assist for individuals. Learn more at https://goo.gle/gemini-cli-personal
+    at setupUser (file:///home/ada/.npm-global/lib/node_modules/@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:311457:19)
+    at async createContentGenerator (file:///home/ada/.npm-global/lib/node_modules/@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:288018:23)`;
+
+  it('is a ToolAuthError (401) that says why and names what works, with Google’s first line and no stack trace', () => {
+    const e = classifyFailure(stderr, { exitCode: 1, stderrTail: stderr });
+    expect(e).toBeInstanceOf(ToolAuthError);
+    expect(e).toMatchObject({ code: 'tool_auth_required', httpStatus: 401 });
+    for (const works of ['GEMINI_API_KEY', 'Vertex AI', 'Code Assist Standard/Enterprise', 'Antigravity CLI'])
+      expect(e.message).toContain(works);
+    expect(e.message).toContain('Google said: Error authenticating: IneligibleTierError: This client is no longer supported');
+    expect(e.message).not.toMatch(/\bat setupUser|file:\/\/|chunk-JDPZ4CE3/);
+  });
+
+  it('is recognised in an ACP error answer too', () => {
+    expect(
+      classifyFailure('IneligibleTierError: This client is no longer supported for Gemini Code Assist for individuals.'),
+    ).toBeInstanceOf(ToolAuthError);
+  });
+});

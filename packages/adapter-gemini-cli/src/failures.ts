@@ -32,6 +32,15 @@ const RATE = /RESOURCE_EXHAUSTED|Resource has been exhausted|rate[ _-]?limit|too
 const AUTH =
   /Please set an Auth method|Manual authorization is required|Invalid auth method selected|must specify the GEMINI_API_KEY|When using Vertex AI, you must specify|UNAUTHENTICATED|API_KEY_INVALID|API key not valid|PERMISSION_DENIED|FatalAuthenticationError/i;
 
+/** Google's refusal of a personal Google account (`oauth-personal`), since 2026-06-18. */
+const RETIRED_SIGN_IN = /IneligibleTierError|no longer supported for Gemini Code Assist for individuals/i;
+
+/** Why a personal Google sign-in fails now, and what works instead. */
+export const RETIRED_SIGN_IN_MESSAGE =
+  `${NAME} can no longer sign in with a personal Google account: since 2026-06-18 Google serves Gemini CLI to personal accounts ("Gemini Code Assist for individuals") no more. ` +
+  'What works: an API key (GEMINI_API_KEY), Vertex AI (GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION), or a Gemini Code Assist Standard/Enterprise licence; ' +
+  "for a personal account, Google's Antigravity CLI (agy) replaces it.";
+
 /** What the user can do about an auth failure, by what Gemini said. */
 function authHint(text: string): string {
   if (/Invalid auth method selected/i.test(text))
@@ -62,6 +71,17 @@ export function classifyFailure(message: string, context: FailureContext = {}): 
   const status = httpStatusOf(text, context.exitCode);
   const opts = { toolId: TOOL_ID, details };
 
+  if (RETIRED_SIGN_IN.test(text) || RETIRED_SIGN_IN.test(stderr)) {
+    // The first line of Google's own words, without its stack trace (core drops those everywhere too).
+    const said = (RETIRED_SIGN_IN.test(text) ? text : stderr)
+      .split('\n')
+      .find((l) => RETIRED_SIGN_IN.test(l))
+      ?.trim();
+    return new ToolAuthError(`${RETIRED_SIGN_IN_MESSAGE}${said ? ` (Google said: ${said})` : ''}`, {
+      ...opts,
+      details: { ...details, retiredSignIn: true },
+    });
+  }
   if (context.exitCode === EXIT.auth || status === 401 || status === 403 || AUTH.test(text)) {
     return new ToolAuthError(`${NAME} is not signed in or was refused: ${text}. ${authHint(text)}`, opts);
   }

@@ -10,6 +10,12 @@ export interface GeminiCliAdapterOptions {
    * its suggested wait); retries and fallback are then the caller's (the orchestrator's).
    */
   cliRetries?: boolean;
+  /**
+   * Keep `gemini --acp` processes warm between chats (default true): each chat is a new ACP session
+   * in a live process (tens of ms instead of a ~1 s start). `warmIdleMs` 0 turns it off too; a fork
+   * and a process that would not start fall back to one `gemini` run per chat.
+   */
+  warm?: boolean;
   /** Bound on `gemini --version` (default 15 s: it starts the whole CLI, ~1–2 s). */
   versionTimeoutMs?: number;
   /** Cap on one run's stdout (default 32 MiB); beyond it the run fails. */

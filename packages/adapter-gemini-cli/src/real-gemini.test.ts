@@ -45,7 +45,8 @@ beforeAll(async () => {
     GEMINI_API_KEY: 'dummy-key',
     TMPDIR: process.env.TMPDIR ?? '/tmp',
   };
-  registry = createRegistry({ adapters: [createGeminiCliAdapter()], env });
+  // The spawn path; the warm (ACP) transport has its own tests (real-gemini-warm.test.ts).
+  registry = createRegistry({ adapters: [createGeminiCliAdapter({ warm: false })], env });
   registry.config.replace({ geminiModel: 'gemini-2.5-flash' });
 });
 

@@ -34,7 +34,8 @@ export function promptWithImages(request: ToolRequest, imageFiles: readonly stri
   return `${text}\n\n${refs.join('\n')}`;
 }
 
-function check(request: ToolRequest, model: string | undefined): void {
+/** What either transport refuses before starting: option-like model names, bad session ids, commas in directories. */
+export function checkRequest(request: ToolRequest, model: string | undefined): void {
   // A value starting with "-" would be read as another option.
   if (model?.startsWith('-')) throw new InvalidRequestError(`invalid ${NAME} model name "${model}"`, { toolId: TOOL_ID });
   if (request.resume && !SESSION_ID.test(request.resume.nativeSessionId)) {
@@ -56,7 +57,7 @@ export async function* runTurn(
   ctx: ChatContext,
   turn: GeminiTurn,
 ): AsyncGenerator<StreamEvent> {
-  check(request, turn.model);
+  checkRequest(request, turn.model);
   ctx.signal.throwIfAborted();
   const parser = new GeminiEventParser();
   const watch = new RetryWatch();

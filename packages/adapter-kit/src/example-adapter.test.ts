@@ -1,8 +1,10 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createRegistry } from '@toolbridge/core';
 import { makeTempDir, pathWith, pathWithout, writeFakeBin } from '@toolbridge/test-suite';
-import { describeAdapterConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
 import { createEchoAgentAdapter, echoAgentScript } from './testing/example-adapter.js';
 
 const scenarios: ConformanceScenario[] = ['ok', 'missing', 'hang', 'stall', 'unauthenticated', 'rate-limited', 'activity'];
@@ -15,7 +17,7 @@ async function machine(mode: string) {
 }
 
 // A fifth tool passes the same suite as the shipped ones, with nothing added to core or the test kit.
-describeAdapterConformance('echo-agent (the kit’s example adapter)', {
+describeConformance({ describe, it, afterAll }, 'echo-agent (the kit’s example adapter)', {
   expectedText: 'Echo: Say hello',
   scenarios,
   async setup(scenario) {
@@ -46,4 +48,20 @@ describe('a fifth tool next to the others', () => {
       await tmp.cleanup();
     }
   });
+});
+
+describe('the conformance suite under node:test', () => {
+  it('passes with the runner passed in (nodeTestRunner), not only under jest', () => {
+    // The same suite, the same adapter, another runner: node's own, with TypeScript through tsx.
+    const file = fileURLToPath(new URL('./testing/example-adapter.node-test.ts', import.meta.url));
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    const run = spawnSync(process.execPath, ['--conditions', 'toolbridge-source', '--import', 'tsx', '--test', file], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(run.stdout)?.[1] ?? NaN);
+    expect({ status: run.status, fail: count('fail') }).toEqual({ status: 0, fail: 0 });
+    expect(count('pass')).toBeGreaterThanOrEqual(12);
+  }, 150_000);
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -17,6 +18,18 @@ export function warmFingerprint(values: unknown, files: readonly (string | undef
     }
   });
   return JSON.stringify([values, stamps]);
+}
+
+/**
+ * The environment a warm process runs with (HOME, XDG dirs, keys, config variables), as a short
+ * hash for its pool key: processes started with different environments are different processes,
+ * and the key never holds the environment's text (keys are logged and compared, secrets are not).
+ */
+export function envFingerprint(env: NodeJS.ProcessEnv): string {
+  return createHash('sha256')
+    .update(JSON.stringify(Object.entries(env).sort()))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** The file a command name runs, found on the given PATH (undefined when it is not there). */

@@ -24,5 +24,18 @@ export {
 export { writeImageFiles } from './images.js';
 export { findMarked, findMarkedSync, killStragglers, RUN_MARKER_ENV } from './stragglers.js';
 export { imagesOf, integerUsage, messageText, parseJsonLine, renderConversation, stripAnsi, systemText } from './text.js';
-export { groupRssBytes, retriesOnFreshProcess, WarmPool, type WarmLease, type WarmMember, type WarmPoolOptions } from './warm-pool.js';
-export { DEFAULT_WARM_IDLE_MS, warmFingerprint, warmIdleMs, whichOnPath } from './fingerprint.js';
+export { descendants, groupRssBytes, pidsWithEnv, processRunning } from './proc.js';
+export { retriesOnFreshProcess, WarmPool, type WarmLease, type WarmMember, type WarmPoolOptions } from './warm-pool.js';
+export { DEFAULT_WARM_IDLE_MS, envFingerprint, warmFingerprint, warmIdleMs, whichOnPath } from './fingerprint.js';
+export { AcpAgent, AcpRequestError, type AcpAgentLaunch, type AcpSessionListener } from './acp-agent.js';
+export { AcpTransport, type AcpLaunch, type AcpTransportSpec } from './acp-transport.js';
+export {
+  acpTurn,
+  promptBlocks,
+  type AcpMcpServer,
+  type AcpNotice,
+  type AcpPromptResponse,
+  type AcpTurnEnd,
+  type AcpTurnSpec,
+} from './acp-turn.js';
+export { activityOfPlan, activityOfToolCall, approvalOfToolCall, mergeToolCall, type AcpToolCall } from './acp-updates.js';

@@ -69,4 +69,35 @@ describe('orphan guard (a server that does not exit with its parent)', () => {
     host.kill('SIGKILL');
     expect(await waitForPidsGone(pids, 5000)).toEqual([]);
   });
+
+  it('one helper guards every server: the spawner watches them (no guard process each), and ends them all when the host dies by SIGKILL', async () => {
+    const kit = fileURLToPath(new URL('../dist/', import.meta.url));
+    // Each server also starts a child of its own (in its group), and ignores SIGTERM: only SIGKILL ends it.
+    const server = `process.on('SIGTERM', () => {}); const c = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); console.log(process.pid + ' ' + c.pid); setInterval(() => {}, 1000)`;
+    const script = `
+      import { spawnProcess } from ${JSON.stringify(kit + 'index.js')};
+      import { readySpawner, spawnerPid } from ${JSON.stringify(kit + 'spawner.js')};
+      while (!readySpawner()) await new Promise((r) => setTimeout(r, 20));
+      const servers = [1, 2].map(() => spawnProcess({ command: process.execPath, args: ['-e', ${JSON.stringify(server)}], orphanGuard: true }));
+      const pids = [];
+      for (const s of servers) pids.push(s.pid, ...(await s[Symbol.asyncIterator]().next()).value.split(' ').map(Number));
+      console.log(JSON.stringify({ pids, spawner: spawnerPid() }));
+      setInterval(() => {}, 1000);
+    `;
+    const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const { pids, spawner } = await new Promise<{ pids: number[]; spawner: number }>((resolve) => {
+      let text = '';
+      host.stdout!.on('data', (c) => {
+        text += c;
+        if (text.includes('\n')) resolve(JSON.parse(text.split('\n')[0]!) as { pids: number[]; spawner: number });
+      });
+    });
+    // The server itself is the started process (no guard in between): [server, its child] twice.
+    expect(pids).toHaveLength(6);
+    expect(pids[0]).toBe(pids[1]);
+    expect(pids[3]).toBe(pids[4]);
+    expect([...pids, spawner].every(pidAlive)).toBe(true);
+    host.kill('SIGKILL');
+    expect(await waitForPidsGone([...pids, spawner], 8000)).toEqual([]);
+  }, 30_000);
 });

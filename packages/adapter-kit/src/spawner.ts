@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { EventEmitter } from 'node:events';
 import { Socket } from 'node:net';
-import { PassThrough, type Readable } from 'node:stream';
+import { RemoteChild, type Request } from './remote-child.js';
+import { SPAWNER_SOURCE } from './spawner-source.js';
+
+export type { SpawnedChild } from './remote-child.js';
 
 /**
  * Tools are spawned from a small helper process, not from this one. `spawn()` forks the calling
@@ -15,98 +17,15 @@ import { PassThrough, type Readable } from 'node:stream';
  * The helper starts on first use (that spawn, and any until it is ready, are direct), exits after
  * `IDLE_MS` without work, when this process goes away (its channel closes: it then ends the tools
  * it started), or if it fails; then spawning is direct until a new one is ready. Linux only;
- * `TOOLBRIDGE_SPAWNER=0` turns it off.
+ * `TOOLBRIDGE_SPAWNER=0` turns it off. It also guards long-lived tools (`watchGroup`): it does not
+ * idle out while it watches one, and one that dies is replaced at once and told of them again.
  */
-const SPAWNER_SOURCE = `
-const { spawn } = require('child_process');
-const live = new Map();
-const send = (m, h) => { try { process.send(m, h); } catch {} };
-process.on('message', (m) => {
-  let child;
-  try {
-    child = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-  } catch (e) {
-    return send({ id: m.id, error: { code: e.code, message: e.message } });
-  }
-  child.on('error', (e) => send({ id: m.id, error: { code: e.code, message: e.message } }));
-  if (child.pid === undefined) return;
-  // stdout's pipe goes over as a raw handle, taken from its socket at once: left there, a quick
-  // tool's output (even its EOF) would be read here before the handle left, and lost.
-  const out = child.stdout._handle;
-  if (out.reading) { out.reading = false; out.readStop(); }
-  out.onread = () => {};
-  child.stdout._handle = null;
-  live.set(m.id, child.pid);
-  send({ id: m.id, pid: child.pid }, out);
-  // The input is known up front and stderr is small: both travel as messages, so a spawn costs one
-  // handle (each waits for the previous one's ack).
-  child.stdin.on('error', () => {});
-  child.stdin.end(m.stdin ?? '');
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (text) => send({ id: m.id, stderr: text }));
-  child.stderr.on('close', () => send({ id: m.id, stderrEnd: true }));
-  child.on('exit', (code, signal) => { live.delete(m.id); send({ id: m.id, exit: [code, signal] }); });
-});
-process.on('disconnect', () => {
-  for (const pid of live.values()) { try { process.kill(-pid, 'SIGTERM'); } catch {} }
-  process.exit(0);
-});
-process.send({ ready: true });
-`;
 
 /** Tunables (tests shorten them). idleMs: without work for this long the helper exits; a new one starts with the next spawn. */
 export const spawnerTuning = { idleMs: 30_000 };
 
 /** The error code of a spawn the helper could not take because it ended first. */
 export const SPAWNER_GONE = 'ESPAWNER_GONE';
-
-/** The part of a ChildProcess the runner uses (the input was handed over with the spawn). */
-export interface SpawnedChild extends EventEmitter {
-  readonly pid: number | undefined;
-  readonly stdin: null;
-  readonly stdout: Readable;
-  readonly stderr: Readable;
-}
-
-interface Request {
-  resolve(child: RemoteChild): void;
-  reject(error: NodeJS.ErrnoException): void;
-  child?: RemoteChild;
-  exited?: boolean;
-  stderrEnded?: boolean;
-}
-
-/** A tool started by the helper: real pid and stdout socket; stderr and the exit relayed by the helper. */
-class RemoteChild extends EventEmitter implements SpawnedChild {
-  readonly stdin = null;
-  readonly stderr = new PassThrough();
-  private open = 2;
-  private exitArgs?: [number | null, NodeJS.Signals | null];
-  constructor(
-    readonly pid: number,
-    readonly stdout: Socket,
-  ) {
-    super();
-    for (const s of [stdout, this.stderr]) s.once('close', () => (--this.open === 0 ? this.maybeClose() : undefined));
-  }
-  exited(code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.exitArgs) return;
-    this.exitArgs = [code, signal];
-    this.emit('exit', code, signal);
-    this.maybeClose();
-  }
-  /** The helper is gone: no exit will be reported, so the end of the output stands for it. */
-  orphaned(): void {
-    this.stderr.end();
-    if (this.open === 0) this.exited(null, null);
-    else this.once('outputClosed', () => this.exited(null, null));
-  }
-  private maybeClose(): void {
-    if (this.open > 0) return;
-    if (!this.exitArgs) return void this.emit('outputClosed');
-    this.emit('close', ...this.exitArgs);
-  }
-}
 
 class Spawner {
   private readonly proc: ChildProcess;
@@ -139,7 +58,17 @@ class Spawner {
     };
     this.proc.once('exit', gone);
     this.proc.once('error', gone);
+    // Told before anything else (a replacement for one that died): the channel keeps the order.
+    for (const pid of watched) this.proc.send({ watch: pid });
     this.unrefWhenIdle();
+  }
+
+  /** Watch (or stop watching) a long-lived tool's process group: ended when this process goes away. */
+  watch(pid: number, on: boolean): void {
+    if (this.dead || !this.proc.connected) return;
+    clearTimeout(this.idleTimer);
+    this.proc.send(on ? { watch: pid } : { unwatch: pid });
+    if (!on && this.requests.size === 0) this.unrefWhenIdle();
   }
 
   get pid(): number | undefined {
@@ -205,7 +134,7 @@ class Spawner {
     (this.proc.channel as { unref?(): void } | undefined)?.unref?.();
     this.proc.unref();
     clearTimeout(this.idleTimer);
-    if (!this.ready) return;
+    if (!this.ready || watched.size > 0) return;
     this.idleTimer = setTimeout(() => this.close(), spawnerTuning.idleMs);
     this.idleTimer.unref();
   }
@@ -220,6 +149,8 @@ type SpawnerMessage =
   | { id: number; stderrEnd: true };
 
 let current: Spawner | undefined;
+/** Process groups of long-lived tools the helper guards (see `watchGroup`). */
+const watched = new Set<number>();
 /** A helper that could not get ready: spawning stays direct for the rest of this process's life. */
 let broken = false;
 
@@ -234,19 +165,40 @@ function enabled(): boolean {
 export function readySpawner(): Pick<Spawner, 'spawn'> | undefined {
   if (!enabled()) return undefined;
   if (current?.usable) return current;
-  if (!current) {
-    try {
-      const s: Spawner = new Spawner((wasReady) => {
-        if (!wasReady) broken = true;
-        if (current === s) current = undefined;
-      });
-      current = s;
-    } catch {
-      broken = true;
-      current = undefined;
-    }
-  }
+  if (!current) startSpawner();
   return undefined;
+}
+
+function startSpawner(): void {
+  try {
+    const s: Spawner = new Spawner((wasReady) => {
+      if (!wasReady) broken = true;
+      if (current !== s) return;
+      current = undefined;
+      // The tools it guarded must not go unguarded: a new helper takes them over.
+      if (watched.size > 0 && enabled()) startSpawner();
+    });
+    current = s;
+  } catch {
+    broken = true;
+    current = undefined;
+  }
+}
+
+/**
+ * Have the helper end a long-lived tool's process group (SIGTERM, then SIGKILL after 2 s) when this
+ * process goes away, even by SIGKILL: the orphan guard of every warm server at once. Returns the
+ * function that stops watching it, or undefined when the helper is not running and ready (not
+ * Linux, turned off, not started yet): the caller then runs the tool under a guard of its own.
+ */
+export function watchGroup(pid: number): (() => void) | undefined {
+  const helper = enabled() ? (readySpawner() as Spawner | undefined) : undefined;
+  if (!helper) return undefined;
+  watched.add(pid);
+  helper.watch(pid, true);
+  return () => {
+    if (watched.delete(pid)) current?.watch(pid, false);
+  };
 }
 
 /** The helper's pid while one is running (tests and diagnostics). */

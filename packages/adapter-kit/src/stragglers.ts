@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { lastPid, pidsWithEnv, processRunning } from './proc.js';
 
 /**
  * Tools start some helpers in a session of their own (Codex's shell-environment
@@ -22,30 +21,8 @@ export function newRunMarker(): string {
  * exit hook, which has no event loop left, needs it synchronous anyway.
  */
 export function findMarkedSync(markers: ReadonlySet<string> | readonly string[], fromPid?: number): number[] {
-  if (process.platform !== 'linux') return [];
-  const needles = [...markers].map((m) => Buffer.from(`${RUN_MARKER_ENV}=${m}\0`, 'latin1'));
-  if (needles.length === 0) return [];
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const floor = fromPid === undefined ? 0 : pidFloor(fromPid);
-  const found: number[] = [];
-  for (const n of names) {
-    const first = n.charCodeAt(0);
-    if (first < 48 || first > 57 || Number(n) === process.pid || Number(n) < floor) continue;
-    let environ: Buffer;
-    try {
-      environ = readFileSync(`/proc/${n}/environ`);
-    } catch {
-      continue; // exited meanwhile, or another user's process
-    }
-    // Entries are NUL-terminated; a match must start an entry, not end a longer name.
-    if (needles.some((needle) => startsEntry(environ, needle))) found.push(Number(n));
-  }
-  return found;
+  const entries = [...markers].map((m) => `${RUN_MARKER_ENV}=${m}`);
+  return pidsWithEnv(entries, fromPid === undefined ? 0 : pidFloor(fromPid));
 }
 
 /**
@@ -57,33 +34,13 @@ export function findMarkedSync(markers: ReadonlySet<string> | readonly string[],
  * have gone round the whole range and past their first pid again.
  */
 function pidFloor(fromPid: number): number {
-  try {
-    const last = Number(readFileSync('/proc/loadavg', 'latin1').trim().split(' ').pop());
-    return Number.isInteger(last) && last >= fromPid ? fromPid : 0;
-  } catch {
-    return 0;
-  }
-}
-
-function startsEntry(environ: Buffer, needle: Buffer): boolean {
-  for (let i = environ.indexOf(needle); i >= 0; i = environ.indexOf(needle, i + 1)) {
-    if (i === 0 || environ[i - 1] === 0) return true;
-  }
-  return false;
+  const last = lastPid();
+  return last !== undefined && last >= fromPid ? fromPid : 0;
 }
 
 /** Pids of live processes whose environment has `RUN_MARKER_ENV=<marker>` (from `fromPid` on, see `pidFloor`). */
 export async function findMarked(marker: string, fromPid?: number): Promise<number[]> {
   return findMarkedSync([marker], fromPid);
-}
-
-/** Dead or a zombie (an orphan's zombie waits for init; it no longer runs). */
-export async function isDead(pid: number): Promise<boolean> {
-  try {
-    return /\) Z /.test(await readFile(`/proc/${pid}/stat`, 'latin1'));
-  } catch {
-    return true;
-  }
 }
 
 /**
@@ -104,8 +61,8 @@ export async function killStragglers(marker: string, waitMs = 1000, fromPid?: nu
   let alive = pids;
   while (alive.length > 0 && Date.now() < until) {
     await new Promise((r) => setTimeout(r, 10));
-    const dead = await Promise.all(alive.map(isDead));
-    alive = alive.filter((_, i) => !dead[i]);
+    // A zombie counts as dead (an orphan's zombie waits for init; it no longer runs).
+    alive = alive.filter(processRunning);
   }
   return pids;
 }

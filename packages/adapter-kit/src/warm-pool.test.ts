@@ -47,6 +47,17 @@ describe('WarmPool', () => {
     expect(started.every((m) => m.closed)).toBe(true);
   });
 
+  it('exclusive: members still starting count against maxMembers (a prewarm racing four chats leaves four)', async () => {
+    const { p, started } = pool('exclusive', 4);
+    const prewarm = p.prewarm('k', 'f', 60_000);
+    const leases = await Promise.all([1, 2, 3, 4].map(() => p.acquire('k', 'f', 60_000)));
+    await prewarm;
+    expect(started).toHaveLength(4);
+    expect(leases.filter((l) => l === undefined)).toHaveLength(1);
+    expect(p.load().processes).toBe(4);
+    await p.close();
+  });
+
   it('shared: concurrent callers share one member, started once', async () => {
     const { p, started } = pool('shared');
     const [a, b] = await Promise.all([p.acquire('k', 'f', 60_000), p.acquire('k', 'f', 60_000)]);

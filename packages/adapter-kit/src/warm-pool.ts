@@ -1,5 +1,5 @@
-import { readFileSync, readdirSync } from 'node:fs';
 import type { WarmLoad } from '@toolbridge/core';
+import { groupRssBytes } from './proc.js';
 
 /** A long-lived tool process (or a handle on one) that a warm pool manages. */
 export interface WarmMember {
@@ -54,6 +54,11 @@ interface Entry<M> {
 export class WarmPool<M extends WarmMember> {
   private readonly entries = new Set<Entry<M>>();
   private readonly starting = new Map<string, Promise<Entry<M>>>();
+  /**
+   * Members being started now (exclusive ones too): they count against `maxMembers`, or a
+   * prewarm still starting and four chats at once would leave five processes.
+   */
+  private startsUnderWay = 0;
   /** Setups whose member failed to start, and until when they are not tried again. */
   private readonly failedStarts = new Map<string, number>();
   private closed = false;
@@ -79,11 +84,13 @@ export class WarmPool<M extends WarmMember> {
       (e) => e.key === key && e.fingerprint === fingerprint && (this.options.mode === 'shared' || e.users === 0),
     );
     if (!entry) {
-      if (this.entries.size >= this.options.maxMembers) this.retireOneIdle();
-      if (this.entries.size >= this.options.maxMembers) return undefined;
       const id = `${key}\u0000${fingerprint}`;
       // A shared member is started once for everyone asking meanwhile; exclusive ones each their own.
       const pending = this.options.mode === 'shared' ? this.starting.get(id) : undefined;
+      if (!pending) {
+        if (this.size() >= this.options.maxMembers) this.retireOneIdle();
+        if (this.size() >= this.options.maxMembers) return undefined;
+      }
       entry = await (pending ?? this.startEntry(id, key, fingerprint));
       fresh = !pending;
       if (this.closed) {
@@ -114,15 +121,23 @@ export class WarmPool<M extends WarmMember> {
     return (this.failedStarts.get(`${key}\u0000${fingerprint}`) ?? 0) > Date.now();
   }
 
+  /** Members alive and being started. */
+  private size(): number {
+    return this.entries.size + this.startsUnderWay;
+  }
+
   private startEntry(id: string, key: string, fingerprint: string): Promise<Entry<M>> {
-    const promise = this.options.start(key, fingerprint).then(
+    this.startsUnderWay++;
+    const promise = new Promise<M>((resolve) => resolve(this.options.start(key, fingerprint))).then(
       (member) => {
+        this.startsUnderWay--;
         this.failedStarts.delete(id);
         const entry: Entry<M> = { key, fingerprint, member, users: 0 };
         this.entries.add(entry);
         return entry;
       },
       (e: unknown) => {
+        this.startsUnderWay--;
         const now = Date.now();
         for (const [setup, until] of this.failedStarts) if (until <= now) this.failedStarts.delete(setup);
         this.failedStarts.set(id, now + (this.options.startRetryMs ?? 60_000));
@@ -208,33 +223,4 @@ export class WarmPool<M extends WarmMember> {
  */
 export function retriesOnFreshProcess(turn: { attempt: number; said: boolean }, member: WarmMember, signal: AbortSignal): boolean {
   return turn.attempt === 0 && !turn.said && !member.alive && !signal.aborted;
-}
-
-/**
- * Resident memory of a process group (a warm tool and its helpers), from /proc: the sum of VmRSS
- * over the processes whose group is `pgid`. Linux only; 0 elsewhere. Read on health checks only.
- */
-export function groupRssBytes(pgid: number): number {
-  if (process.platform !== 'linux') return 0;
-  let total = 0;
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return 0;
-  }
-  for (const n of names) {
-    if (n.charCodeAt(0) < 48 || n.charCodeAt(0) > 57) continue;
-    try {
-      const stat = readFileSync(`/proc/${n}/stat`, 'latin1');
-      // Fields after the command (which may hold spaces and parentheses): state, ppid, pgrp, ...
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) !== pgid) continue;
-      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${n}/status`, 'latin1'));
-      if (rss) total += Number(rss[1]) * 1024;
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return total;
 }

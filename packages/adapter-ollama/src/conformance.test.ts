@@ -1,11 +1,12 @@
-import { describeAdapterConformance } from '@toolbridge/test-suite/conformance';
+import { afterAll, describe, it } from '@jest/globals';
+import { describeConformance } from '@toolbridge/test-suite/conformance';
 import { createOllamaAdapter } from './adapter.js';
 import { closedPort, startFakeOllama } from './testing/fake-ollama.js';
 
 const reply = 'Hello! How can I help you today?';
 const expectedJson = { greeting: 'hello', count: 2 };
 
-describeAdapterConformance('ollama', {
+describeConformance({ describe, it, afterAll }, 'ollama', {
   expectedText: reply,
   expectedJson,
   // Ollama has no login. `activity` is a thinking model's reasoning.

@@ -31,6 +31,8 @@ export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): Too
       additionalDirs: true,
       // Native on the warm path (serve's `format`); the spawn path asks in words itself (see warm.ts).
       ...(o.warm ? { structuredOutput: 'native' as const, warm: true } : {}),
+      // Both on the warm transport only: `opencode run` rejects every question itself and cannot be interrupted.
+      ...(o.warm ? { approvals: true, interrupt: true } : {}),
     },
     detect: (ctx) => detect(o, ctx),
     checkAuth: (ctx) => checkAuth(o, ctx),

@@ -1,5 +1,6 @@
+import { afterAll, describe, it } from '@jest/globals';
 import { makeTempDir, pathWithout } from '@toolbridge/test-suite';
-import { describeAdapterConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
 import { createOpenCodeAdapter } from './index.js';
 import { capture } from './testing/captures.js';
 import { eventLine, makeFakeOpenCode, type FakeOpenCodeSpec } from './testing/fake-opencode.js';
@@ -16,7 +17,7 @@ const runs: Record<string, FakeOpenCodeSpec> = {
   activity: { run: { stdout: capture('opencode-run-activity.out') } },
 };
 
-describeAdapterConformance('opencode', {
+describeConformance({ describe, it, afterAll }, 'opencode', {
   expectedText: 'Hello from mock',
   expectedJson: { city: 'Paris' },
   scenarios: ['missing', ...(Object.keys(runs) as ConformanceScenario[])],

@@ -26,7 +26,7 @@ async function streamed(request: ChatRequest): Promise<{ activities: Activity[];
 }
 
 describe('real opencode 1.18.33: activity and permissions', () => {
-  it('workspace-write: the command arrives started → completed with its exit code, the written file exists and is a file_change', async () => {
+  it('full: the command arrives started → completed with its exit code, the written file exists and is a file_change', async () => {
     const cwd = await mkdtemp(path.join(oc.home, 'task-'));
     oc.mock.behaviour = {
       kind: 'steps',
@@ -39,7 +39,7 @@ describe('real opencode 1.18.33: activity and permissions', () => {
     const { events, activities } = await streamed({
       messages: [{ role: 'user', content: 'Run a command and write notes.txt' }],
       cwd,
-      permissions: 'workspace-write',
+      permissions: 'full',
     });
     const command = activities.filter((a) => a.kind === 'command');
     expect(command.map((a) => a.status)).toEqual(['started', 'completed']);
@@ -53,15 +53,37 @@ describe('real opencode 1.18.33: activity and permissions', () => {
     const result = events.at(-1);
     if (result?.type !== 'result') throw new Error('no result');
     expect(result.result.message.content).toBe('Done.');
-    expect(result.result.metadata.permissions).toMatchObject({
-      requested: 'workspace-write',
-      applied: 'workspace-write',
-      note: expect.stringContaining('not a sandbox'),
-    });
+    expect(result.result.metadata.permissions).toMatchObject({ requested: 'full', applied: 'full' });
     expect(result.result.activities?.map((a) => [a.kind, a.status])).toEqual([
       ['command', 'completed'],
       ['file_change', 'completed'],
     ]);
+  }, 300_000);
+
+  it('workspace-write: no shell (OpenCode has no sandbox): a redirect outside cwd writes nothing, while a file write inside cwd works', async () => {
+    const cwd = await mkdtemp(path.join(oc.home, 'task-'));
+    const outside = path.join(oc.home, `outside-${process.pid}.txt`);
+    oc.mock.behaviour = {
+      kind: 'steps',
+      steps: [
+        { calls: [{ name: 'bash', args: { command: `echo escaped > ${outside}`, description: 'escape' } }] },
+        { calls: [{ name: 'write', args: { filePath: path.join(cwd, 'inside.txt'), content: 'inside\n' } }] },
+        { text: 'Done.' },
+      ],
+    };
+    const { events, activities } = await streamed({ messages: [{ role: 'user', content: 'Escape' }], cwd, permissions: 'workspace-write' });
+    expect(existsSync(outside)).toBe(false);
+    expect(readFileSync(path.join(cwd, 'inside.txt'), 'utf8')).toBe('inside\n');
+    expect(activities.filter((a) => a.kind === 'tool_call').at(-1)).toMatchObject({ status: 'failed', name: 'bash' });
+    const offered = oc.mock.requests.at(-1)!.body.tools?.map((t) => t.function?.name) ?? [];
+    expect(offered).not.toContain('bash');
+    expect(offered).toContain('write');
+    const result = events.at(-1);
+    if (result?.type !== 'result') throw new Error('no result');
+    expect(result.result.metadata.permissions).toMatchObject({
+      applied: 'workspace-write',
+      note: expect.stringContaining('bash is refused'),
+    });
   }, 300_000);
 
   it('read-only: the write is refused (the event says so) and the file does not appear', async () => {

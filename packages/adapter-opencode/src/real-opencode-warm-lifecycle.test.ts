@@ -69,7 +69,7 @@ describe('real opencode 1.18.33: warm server lifecycle', () => {
     };
     const events: string[] = [];
     const broken = (async () => {
-      for await (const e of oc.registry.stream('opencode', say('run a command', { permissions: 'workspace-write' }), T)) {
+      for await (const e of oc.registry.stream('opencode', say('run a command', { permissions: 'full' }), T)) {
         if (e.type === 'activity') events.push(`${e.activity.kind}:${e.activity.status}`);
       }
     })();

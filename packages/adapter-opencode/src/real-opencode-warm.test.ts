@@ -145,7 +145,9 @@ describe('real opencode 1.18.33: warm transport (opencode serve)', () => {
     for (const denied of ['bash', 'edit', 'write', 'question']) expect(toolsOf(at)).not.toContain(denied);
     at = answer({ text: 'may write' });
     await oc.registry.chat('opencode', say('may write', { permissions: 'workspace-write' }), T);
-    expect(toolsOf(at)).toEqual(expect.arrayContaining(['bash', 'edit', 'write']));
+    expect(toolsOf(at)).toEqual(expect.arrayContaining(['edit', 'write']));
+    // No sandbox, so no shell below full (without approvals).
+    expect(toolsOf(at)).not.toContain('bash');
     expect(toolsOf(at)).not.toContain('question');
 
     // A 1×1 PNG: its bytes must reach the model unchanged, as a data URL.

@@ -105,11 +105,11 @@ describe('titles', () => {
 });
 
 describe('permissions', () => {
-  it('maps each level to rules with no ask left, narrower below full', () => {
+  it('maps each level to rules with no ask left, narrower below full; no shell below full (no sandbox)', () => {
     const ro = permissionConfig('read-only', ['/extra']);
     expect(ro).toMatchObject({ edit: 'deny', bash: 'deny', webfetch: 'deny', question: 'deny', plan_enter: 'deny', plan_exit: 'deny' });
     expect(ro.external_directory).toEqual({ '*': 'deny', '/extra/*': 'allow' });
-    expect(permissionConfig('workspace-write', [])).toMatchObject({ edit: 'allow', bash: 'allow', external_directory: { '*': 'deny' } });
+    expect(permissionConfig('workspace-write', [])).toMatchObject({ edit: 'allow', bash: 'deny', external_directory: { '*': 'deny' } });
     expect(permissionConfig('full', [])).toMatchObject({ '*': 'allow', external_directory: 'allow', question: 'deny' });
     for (const level of ['read-only', 'workspace-write', 'full'] as const) {
       expect(JSON.stringify(permissionConfig(level, []))).not.toContain('ask');
@@ -121,12 +121,33 @@ describe('permissions', () => {
     ]);
   });
 
+  it('with approvals: commands, edits and tools that are not read-only are asked; the level still bounds edits; subagents refused', () => {
+    const ww = sessionRules(permissionConfig('workspace-write', ['/extra'], true));
+    const last = (permission: string, pattern = '*') =>
+      ww.filter((r) => r.permission === permission && r.pattern === pattern).at(-1)?.action;
+    expect([last('*'), last('bash'), last('edit'), last('task'), last('mcp_tool_of_a_server')]).toEqual([
+      'ask',
+      'ask',
+      'ask',
+      'deny',
+      undefined,
+    ]);
+    for (const reader of ['read', 'glob', 'grep', 'list', 'webfetch']) expect(last(reader)).toBe('allow');
+    expect([last('external_directory'), last('external_directory', '/extra/*')]).toEqual(['deny', 'allow']);
+    expect(permissionConfig('full', [], true)).toMatchObject({ '*': 'ask', bash: 'ask', edit: 'ask', external_directory: 'allow' });
+    // read-only has nothing to ask: its rules are the same with or without approvals.
+    expect(permissionConfig('read-only', ['/extra'], true)).toEqual(permissionConfig('read-only', ['/extra']));
+    expect(opencodePermissions({ permissions: 'workspace-write', additionalDirs: [] }, { config: {} }, true).metadata.note).toContain(
+      'asked before it runs',
+    );
+  });
+
   it('takes the request level, else the permissions config key, else read-only', () => {
     expect(opencodePermissions({ permissions: 'full', additionalDirs: [] }, { config: {} }).level).toBe('full');
     expect(opencodePermissions({ additionalDirs: [] }, { config: { permissions: 'workspace-write' } }).metadata).toMatchObject({
       requested: 'workspace-write',
       applied: 'workspace-write',
-      note: expect.stringContaining('not a sandbox'),
+      note: expect.stringContaining('bash is refused'),
     });
     expect(opencodePermissions({ additionalDirs: [] }, { config: {} }).level).toBe('read-only');
   });

@@ -14,6 +14,7 @@ import { RunAccumulator } from './events.js';
 import { classifyError, errorInfoOf } from './failures.js';
 import type { ModelCatalogs } from './images.js';
 import { opencodePermissions, sessionRules } from './permissions.js';
+import { decidePermission } from './serve-approvals.js';
 import { ServeHttpError, type ServeEvent } from './serve-client.js';
 import type { SessionDirs } from './session-dirs.js';
 import type { OpenCodeServer } from './serve-process.js';
@@ -73,7 +74,8 @@ export async function* serveTurn(
   catalogs: ModelCatalogs,
   sessions: SessionDirs,
 ): AsyncGenerator<StreamEvent> {
-  const permissions = opencodePermissions(request, ctx);
+  // With approvals every command, edit and tool that is not read-only is `ask`, answered below.
+  const permissions = opencodePermissions(request, ctx, ctx.approvals !== undefined);
   const rules = sessionRules(permissions.config);
   const dir = ctx.cwd;
   const call = <T = Json>(method: string, path: string, body?: unknown) =>
@@ -112,7 +114,9 @@ export async function* serveTurn(
   });
   const offExit = server.onExit(poke);
   ctx.signal.addEventListener('abort', poke);
+  ctx.interrupt?.addEventListener('abort', poke);
   let idle = false;
+  let interrupting = false;
   try {
     const format =
       request.responseFormat?.type === 'json_schema' ? { type: 'json_schema', schema: request.responseFormat.schema } : undefined;
@@ -135,6 +139,12 @@ export async function* serveTurn(
       const e = queue.shift();
       if (!e) {
         ctx.signal.throwIfAborted();
+        if (ctx.interrupt?.aborted && !interrupting) {
+          // The caller's interrupt: the session stops (`session.idle` follows, ~11 ms) and stays usable.
+          interrupting = true;
+          await call('POST', `/session/${sessionId}/abort`).catch(() => undefined);
+          continue;
+        }
         if (!server.alive)
           throw new ProviderExecutionError("OpenCode's server exited during the chat", { toolId: TOOL_ID, retryable: true });
         await new Promise<void>((r) => (wake = r));
@@ -181,20 +191,37 @@ export async function* serveTurn(
         break;
       } else if (e.type === 'session.error') {
         const info = errorInfoOf(p);
-        if (info.name !== 'StructuredOutputError') error ??= classifyError(info);
+        // An interrupt ends the turn with an abort error: that is the interrupt, not a failure.
+        if (info.name !== 'StructuredOutputError' && !(interrupting && info.name === 'MessageAbortedError')) error ??= classifyError(info);
       } else if (e.type === 'permission.asked') {
-        // Our rules leave no `ask`; one from elsewhere (a plugin) would hang the turn: refused, the model is told.
-        void server.client
-          .request('POST', `/permission/${String(p.id)}/reply`, {
-            directory: dir,
-            body: { reply: 'reject', message: 'Not allowed at this permission level.' },
-          })
+        // With approvals, decided by the level and the caller (never blocking this loop). Without, our
+        // rules leave no `ask`; one from elsewhere (a plugin) would hang the turn: refused, the model is told.
+        const reply = ctx.approvals
+          ? decidePermission(p, ctx, permissions.level, request.additionalDirs)
+          : Promise.resolve({ reply: 'reject', message: 'Not allowed at this permission level.' });
+        void reply
+          .then((body) => server.client.request('POST', `/permission/${String(p.id)}/reply`, { directory: dir, body }))
           .catch(() => undefined);
       } else if (e.type === 'question.asked') {
         void server.client.request('POST', `/question/${String(p.id)}/reject`, { directory: dir }).catch(() => undefined);
       }
     }
     if (error) throw error;
+    if (interrupting) {
+      // The text so far (what was streamed), whatever OpenCode recorded for the aborted message.
+      const result = run.result(model);
+      result.message = { role: 'assistant', content: streamed };
+      result.metadata = {
+        ...result.metadata,
+        nativeSessionId: sessionId,
+        permissions: permissions.metadata,
+        transport: 'warm',
+        finishReason: 'interrupted',
+      };
+      sessions.remember(sessionId, dir);
+      yield { type: 'result', result };
+      return;
+    }
     const result = run.result(
       model ?? (typeof lastInfo.providerID === 'string' ? `${lastInfo.providerID}/${String(lastInfo.modelID)}` : undefined),
     );
@@ -219,6 +246,7 @@ export async function* serveTurn(
     off();
     offExit();
     ctx.signal.removeEventListener('abort', poke);
+    ctx.interrupt?.removeEventListener('abort', poke);
     // A deadline, a cancel, a consumer that stopped, a retry we refused: the session must stop working.
     if (!idle && server.alive) {
       await server.client

@@ -1,9 +1,17 @@
-import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { DEFAULT_WARM_IDLE_MS, retriesOnFreshProcess, warmFingerprint, warmIdleMs, WarmPool, whichOnPath } from '@toolbridge/adapter-kit';
+import {
+  DEFAULT_WARM_IDLE_MS,
+  envFingerprint,
+  retriesOnFreshProcess,
+  warmFingerprint,
+  warmIdleMs,
+  WarmPool,
+  whichOnPath,
+} from '@toolbridge/adapter-kit';
 import {
   jsonInstruction,
+  ProviderExecutionError,
   raceAbort,
   type CallContext,
   type ChatContext,
@@ -11,6 +19,7 @@ import {
   type ToolRequest,
   type WarmLoad,
 } from '@toolbridge/core';
+import { TOOL_ID } from './config.js';
 import type { ModelCatalogs } from './images.js';
 import { modelFor } from './models.js';
 import type { ResolvedOptions } from './options.js';
@@ -72,11 +81,7 @@ export class OpenCodeWarm {
 
   private keyOf(ctx: CallContext): { key: string; fingerprint: string } {
     // The environment is what the server is (HOME, XDG dirs, keys, OPENCODE_CONFIG_CONTENT): hashed, never kept as text in the key.
-    const envHash = createHash('sha256')
-      .update(JSON.stringify(Object.entries(ctx.env).sort()))
-      .digest('hex')
-      .slice(0, 16);
-    const key = JSON.stringify([this.o.command, envHash]);
+    const key = JSON.stringify([this.o.command, envFingerprint(ctx.env)]);
     this.specs.set(key, ctx.env);
     const files = [whichOnPath(this.o.command, ctx.env), ...settingsFiles(ctx.env)];
     return { key, fingerprint: `${warmFingerprint({}, files)}#${this.generation}` };
@@ -182,6 +187,12 @@ export async function* chatTurn(
   const model = modelFor(request.model, ctx.config);
   const why = warm.spawnReason(ctx);
   if (!why && (yield* warm.stream(request, ctx, model))) return;
+  // `opencode run` rejects every `ask` itself: approvals need the server.
+  if (ctx.approvals)
+    throw new ProviderExecutionError(
+      `OpenCode asks for approvals only on its server (opencode serve), which this chat cannot use (${why ?? warm.unavailable ?? 'it did not start'})`,
+      { toolId: TOOL_ID, retryable: !why },
+    );
   const fallback = o.warm && !why ? warm.unavailable : undefined;
   for await (const event of runTurn(o, o.warm ? withJsonWords(request) : request, ctx, model, catalogs, sessions)) {
     // Say why a chat meant for the warm server was spawned (the server would not start, or all were taken).

@@ -1,5 +1,5 @@
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import type { Activity, Attempt, ChatResponse, FallbackChatResponse } from 'toolbridge';
+import type { Activity, Approval, Attempt, ChatResponse, FallbackChatResponse } from 'toolbridge';
 import { isFinished, isStep, toolCallOf, toolResultOf } from './activity.js';
 import { toFinishReason, toProviderMetadata, toUsage } from './result.js';
 
@@ -8,6 +8,8 @@ export type ToolbridgeEvent =
   | { type: 'delta'; text: string }
   | { type: 'activity'; activity: Activity }
   | { type: 'attempt'; attempt: Attempt }
+  // The AI SDK has no approval part: the caller answers through `onApproval` or `tb.approvals`.
+  | { type: 'approval'; approval: Approval }
   | { type: 'done'; response: ChatResponse | FallbackChatResponse };
 
 interface OpenStep {
@@ -42,6 +44,8 @@ export class StreamPartsBuilder {
         return isStep(event.activity) ? this.step(event.activity) : this.thought(event.activity);
       case 'attempt':
         return event.attempt.outcome === 'failed' ? this.attemptFailed(event.attempt) : [];
+      case 'approval':
+        return [];
       case 'done':
         return this.done(event.response);
     }

@@ -1,5 +1,6 @@
 import type { ApprovalGate } from './approvals.js';
 import type { ConfigKeySchema, ToolbridgeConfig } from './config.js';
+import type { Approval } from './wire/approvals.js';
 import type {
   Activity,
   AuthStartResult,
@@ -71,9 +72,15 @@ export interface DetectResult {
   reason?: string;
 }
 
-/** A stream event. A stream ends with exactly one `result` or throws. */
+/**
+ * A stream event. A stream ends with exactly one `result` or throws. `approval` events are core's
+ * (an action waiting for the caller's answer, with `approvals: "ask"`); adapters never yield them.
+ */
 export type StreamEvent =
-  { type: 'delta'; text: string } | { type: 'activity'; activity: Activity } | { type: 'result'; result: ChatResult };
+  | { type: 'delta'; text: string }
+  | { type: 'activity'; activity: Activity }
+  | { type: 'approval'; approval: Approval }
+  | { type: 'result'; result: ChatResult };
 
 /**
  * One turn as an adapter receives it: validated once, at the entry, by core. Adapters never see

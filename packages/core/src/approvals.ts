@@ -1,5 +1,5 @@
 /**
- * The approval and interrupt seam between adapters and core (see DESIGN.md, "Control and reach").
+ * The approval and interrupt seam between adapters and core.
  *
  * An adapter turns its tool's native request (Codex app-server approval requests, Claude Code's
  * `can_use_tool`, OpenCode's `permission.asked`, ACP `session/request_permission`, a Pi extension

@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { InvalidRequestError } from './errors.js';
 import { quoted } from './text.js';
 
-/** Process-level provider config. Keys are owned by adapters (see DESIGN.md). */
+/** Process-level provider config. Keys are owned by adapters: each declares the JSON Schema of its own keys. */
 export type ToolbridgeConfig = Record<string, unknown>;
 
 /** JSON Schema of one config key, plus where its env default comes from. */

@@ -1,25 +1,13 @@
 import { quoted } from './text.js';
 import type { Attempt } from './types.js';
+import { ERROR_STATUS, type ErrorCode } from './wire/errors.js';
+
+export type { ErrorCode };
 
 /**
  * Error classes. Each carries a `Symbol.for` marker so `isInstance()` and
  * `instanceof` hold even when two copies of this package are installed.
  */
-
-export type ErrorCode =
-  | 'invalid_request'
-  | 'tool_auth_required'
-  | 'tool_not_found'
-  | 'internal_error'
-  | 'provider_execution_failed'
-  | 'tool_unavailable'
-  | 'timeout'
-  | 'rate_limited'
-  | 'quota_exceeded'
-  | 'aborted'
-  | 'session_not_found'
-  | 'session_busy'
-  | (string & {});
 
 const BASE_MARKER = Symbol.for('toolbridge.error');
 
@@ -46,11 +34,12 @@ export class ToolbridgeError extends Error {
   readonly details?: Record<string, unknown>;
   readonly publicDetails?: Record<string, unknown>;
 
-  constructor(code: ErrorCode, httpStatus: number, message: string, options: ToolbridgeErrorOptions = {}) {
+  /** The HTTP status follows from the code (`ERROR_STATUS`, the one table). */
+  constructor(code: ErrorCode, message: string, options: ToolbridgeErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
-    this.httpStatus = httpStatus;
+    this.httpStatus = ERROR_STATUS[code];
     this.toolId = options.toolId;
     this.retryable = options.retryable ?? false;
     this.details = options.details;
@@ -78,14 +67,14 @@ function markerOf(name: string): symbol {
 export class InvalidRequestError extends ToolbridgeError {
   protected static override readonly marker = markerOf('InvalidRequestError');
   constructor(message: string, options?: ToolbridgeErrorOptions) {
-    super('invalid_request', 400, message, options);
+    super('invalid_request', message, options);
   }
 }
 
 export class ToolAuthError extends ToolbridgeError {
   protected static override readonly marker = markerOf('ToolAuthError');
   constructor(message: string, options?: ToolbridgeErrorOptions) {
-    super('tool_auth_required', 401, message, options);
+    super('tool_auth_required', message, options);
   }
 }
 
@@ -93,7 +82,7 @@ export class ToolNotFoundError extends ToolbridgeError {
   protected static override readonly marker = markerOf('ToolNotFoundError');
   constructor(toolId: string, options?: ToolbridgeErrorOptions & { known?: string[] }) {
     const known = options?.known?.length ? ` (known tools: ${options.known.join(', ')})` : '';
-    super('tool_not_found', 404, `Tool ${quoted(toolId)} is not supported${known}`, { ...options, toolId: toolId.slice(0, 200) });
+    super('tool_not_found', `Tool ${quoted(toolId)} is not supported${known}`, { ...options, toolId: toolId.slice(0, 200) });
   }
 }
 
@@ -101,7 +90,7 @@ export class ToolNotFoundError extends ToolbridgeError {
 export class SessionNotFoundError extends ToolbridgeError {
   protected static override readonly marker = markerOf('SessionNotFoundError');
   constructor(sessionId: string, options?: ToolbridgeErrorOptions) {
-    super('session_not_found', 404, `Session ${quoted(sessionId)} does not exist (it may have expired or been deleted)`, options);
+    super('session_not_found', `Session ${quoted(sessionId)} does not exist (it may have expired or been deleted)`, options);
   }
 }
 
@@ -109,17 +98,41 @@ export class SessionNotFoundError extends ToolbridgeError {
 export class SessionBusyError extends ToolbridgeError {
   protected static override readonly marker = markerOf('SessionBusyError');
   constructor(sessionId: string, options?: ToolbridgeErrorOptions) {
-    super('session_busy', 409, `Session ${quoted(sessionId)} is busy with another turn; retry when it has answered`, {
+    super('session_busy', `Session ${quoted(sessionId)} is busy with another turn; retry when it has answered`, {
       retryable: true,
       ...options,
     });
   }
 }
 
+/** `interrupt(sessionId)` on a session with no turn running. */
+export class SessionIdleError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('SessionIdleError');
+  constructor(sessionId: string, options?: ToolbridgeErrorOptions) {
+    super('session_idle', `Session ${quoted(sessionId)} has no turn running`, options);
+  }
+}
+
+/** No approval with this id is pending (never existed, expired, or its turn has ended). */
+export class ApprovalNotFoundError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('ApprovalNotFoundError');
+  constructor(id: string, options?: ToolbridgeErrorOptions) {
+    super('approval_not_found', `Approval ${quoted(id)} is not pending (unknown, expired, or its turn has ended)`, options);
+  }
+}
+
+/** The approval was answered already. */
+export class ApprovalDecidedError extends ToolbridgeError {
+  protected static override readonly marker = markerOf('ApprovalDecidedError');
+  constructor(id: string, options?: ToolbridgeErrorOptions) {
+    super('approval_decided', `Approval ${quoted(id)} was decided already`, options);
+  }
+}
+
 export class ProviderExecutionError extends ToolbridgeError {
   protected static override readonly marker = markerOf('ProviderExecutionError');
   constructor(message: string, options?: ToolbridgeErrorOptions) {
-    super('provider_execution_failed', 502, message, options);
+    super('provider_execution_failed', message, options);
   }
 }
 
@@ -129,7 +142,7 @@ export class ToolUnavailableError extends ToolbridgeError {
   /** When trying again should work (a busy tool's estimate); undefined when unknown. */
   readonly retryAfterMs?: number;
   constructor(message: string, options?: ToolbridgeErrorOptions & { retryAfterMs?: number }) {
-    super('tool_unavailable', 503, message, options);
+    super('tool_unavailable', message, options);
     this.retryAfterMs = options?.retryAfterMs;
   }
 }
@@ -138,7 +151,7 @@ export class TimeoutError extends ToolbridgeError {
   protected static override readonly marker = markerOf('TimeoutError');
   readonly timeoutMs?: number;
   constructor(message: string, options?: ToolbridgeErrorOptions & { timeoutMs?: number }) {
-    super('timeout', 504, message, { retryable: true, ...options });
+    super('timeout', message, { retryable: true, ...options });
     this.timeoutMs = options?.timeoutMs;
   }
 }
@@ -156,7 +169,7 @@ export class RateLimitError extends ToolbridgeError {
   readonly resetsAt?: Date;
   readonly retryAfterMs?: number;
   constructor(message: string, options: RateLimitOptions = {}, code: ErrorCode = 'rate_limited') {
-    super(code, 429, message, { retryable: true, ...options });
+    super(code, message, { retryable: true, ...options });
     this.resetsAt = options.resetsAt;
     this.retryAfterMs = options.retryAfterMs;
   }
@@ -181,7 +194,7 @@ export class QuotaExceededError extends RateLimitError {
 export class AbortedError extends ToolbridgeError {
   protected static override readonly marker = markerOf('AbortedError');
   constructor(message = 'The operation was aborted', options?: ToolbridgeErrorOptions) {
-    super('aborted', 499, message, options);
+    super('aborted', message, options);
   }
 }
 
@@ -191,7 +204,7 @@ export class FallbackExhaustedError extends ToolbridgeError {
   readonly attempts: Attempt[];
   readonly lastError?: ToolbridgeError;
   constructor(message: string, attempts: Attempt[], lastError?: ToolbridgeError) {
-    super(lastError?.code ?? 'tool_unavailable', lastError?.httpStatus ?? 503, message, {
+    super(lastError?.code ?? 'tool_unavailable', message, {
       toolId: lastError?.toolId,
       cause: lastError,
     });
@@ -204,7 +217,7 @@ export class FallbackExhaustedError extends ToolbridgeError {
 export class InternalError extends ToolbridgeError {
   protected static override readonly marker = markerOf('InternalError');
   constructor(message = 'Unexpected internal error', options?: ToolbridgeErrorOptions) {
-    super('internal_error', 500, message, options);
+    super('internal_error', message, options);
   }
 }
 

@@ -1,9 +1,17 @@
 import type { ChatContext, StreamEvent, ToolAdapter, ToolRequest } from './adapter.js';
 import { failureOf, raceAbort } from './abort.js';
 import { ActivityLog } from './activities.js';
+import type { ApprovalBroker, ApprovalHandler, TurnApprovals } from './approvals-broker.js';
 import type { CallScope } from './call-scope.js';
 import type { CallOptions } from './context.js';
-import { InvalidRequestError, ProviderExecutionError, TimeoutError, ToolUnavailableError, type ToolbridgeError } from './errors.js';
+import {
+  AbortedError,
+  InvalidRequestError,
+  ProviderExecutionError,
+  TimeoutError,
+  ToolUnavailableError,
+  type ToolbridgeError,
+} from './errors.js';
 import type { ConcurrencyLimiter } from './limiter.js';
 import { validateChatRequest, type ValidChatRequest } from './request.js';
 import { planTurn, type SessionLease, type TurnPlan } from './sessions/plan.js';
@@ -13,12 +21,20 @@ import type { ToolStates } from './tool-state.js';
 import type { Discovery } from './discovery.js';
 import { usageRecordOf, type UsageLedger } from './usage-ledger.js';
 import type { ChatRequest, ChatResult, ToolMessage, TranscriptMessage } from './types.js';
+import { withoutTraces } from './text.js';
 import { scratchSpace } from './workdir.js';
+import { RunningTurns, TurnControl } from './turn-control.js';
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from './wire/approvals.js';
 
 /** Options of one chat turn. */
 export interface ChatCallOptions extends CallOptions {
   /** A session the caller already holds (a fallback chat holds its session across attempts). */
   sessionLease?: SessionLease;
+  /**
+   * With `approvals: "ask"`: decides each approval of the call. Without it an approval waits for
+   * an answer through the registry's `approvals.decide` (the bridge's `POST /approvals/:id`).
+   */
+  onApproval?: ApprovalHandler;
 }
 
 export interface ExecutionDeps {
@@ -32,6 +48,8 @@ export interface ExecutionDeps {
   ledger?: UsageLedger;
   /** The transport a failed chat would have used (a result names its own). */
   transportOf?(toolId: string): string | undefined;
+  approvals: ApprovalBroker;
+  running: RunningTurns;
 }
 
 /** "The stream ended without a result": one error, wherever a stream ends early. */
@@ -50,10 +68,12 @@ export async function collectStream(events: AsyncIterable<StreamEvent>, name = '
 /**
  * Tool policy for a single-tool chat (library `chatWith`/`connect().chat`, `/chat/:toolId`,
  * `/v1`): an unknown id is refused (404, by `adapterOf`); a tool the last discovery found
- * unavailable is refused (503) without starting anything; images to a tool that cannot take them
- * are refused (400). A fallback chat skips such tools instead (see the orchestrator's preflight).
+ * unavailable is refused (503) without starting anything; images to a tool that cannot take them,
+ * and approvals to an agent that cannot ask, are refused (400). A fallback chat skips such tools instead (see the orchestrator's preflight).
  */
 export function refusalOf(deps: ExecutionDeps, adapter: ToolAdapter, request: ValidChatRequest): ToolbridgeError | undefined {
+  const cannotAsk = approvalsRefusal(adapter, request);
+  if (cannotAsk) return cannotAsk;
   const known = deps.discovery.cache.last(adapter.id);
   if (known && !known.available)
     return new ToolUnavailableError(known.reason ?? `${adapter.name} is not available`, { toolId: adapter.id });
@@ -68,6 +88,18 @@ export function refusalOf(deps: ExecutionDeps, adapter: ToolAdapter, request: Va
     }
   }
   return undefined;
+}
+
+/**
+ * An agent that cannot ask (no `features.approvals`) would run every action unasked: a request
+ * with `approvals: "ask"` is refused rather than silently not asked. A runtime has no actions to ask about.
+ */
+export function approvalsRefusal(adapter: ToolAdapter, request: Pick<ValidChatRequest, 'approvals'>): InvalidRequestError | undefined {
+  if (request.approvals !== 'ask' || adapter.type !== 'agent' || adapter.features.approvals) return undefined;
+  return new InvalidRequestError(`${adapter.name} cannot ask for approvals yet`, {
+    toolId: adapter.id,
+    publicDetails: { reason: 'unsupported', feature: 'approvals' },
+  });
 }
 
 function addUsage(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
@@ -109,20 +141,44 @@ export async function* runTurn(
   let plan: TurnPlan | undefined;
   let committed = false;
   const scratch = scratchSpace(toolId);
+  const control = new TurnControl(adapter.features.interrupt === true);
+  let unregister: (() => void) | undefined;
+  let approvals: TurnApprovals | undefined;
   try {
     // The wait for a slot counts against the call's deadline; callers get slots in the order they asked.
     release = await deps.limiters.get(toolId)!.acquire(ctx.signal);
     acquired = true;
     plan = await planTurn(deps.sessions, adapter, request, options.sessionLease);
-    const chatCtx: ChatContext = { ...ctx, cwd: plan.cwd, scratchDir: scratch.get };
+    unregister = deps.running.add(plan.sessionId, control);
+    if (request.approvals === 'ask') {
+      approvals = deps.approvals.openTurn({
+        sessionId: plan.sessionId,
+        toolId,
+        cwd: plan.cwd,
+        timeoutMs: request.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+        ...(options.onApproval ? { onApproval: options.onApproval } : {}),
+        emit: (approval) => control.push(approval),
+      });
+      const gate = approvals;
+      control.interrupt.signal.addEventListener('abort', () => gate.close('interrupted'), { once: true });
+    }
+    const chatCtx: ChatContext = {
+      ...ctx,
+      signal: AbortSignal.any([ctx.signal, control.stop.signal]),
+      cwd: plan.cwd,
+      scratchDir: scratch.get,
+      interrupt: control.interrupt.signal,
+      ...(approvals ? { approvals: approvals.gate } : {}),
+    };
     const activities = new ActivityLog(plan.cwd);
     const structured = request.structured;
     let toolRequest: ToolRequest = plan.request;
     if (structured && adapter.features.structuredOutput !== 'native') {
       toolRequest = { ...toolRequest, messages: withJsonInstruction(toolRequest.messages, jsonInstruction(structured.format)) };
     }
-    let result = yield* pump(deps, adapter, toolRequest, chatCtx, activities, structured !== undefined);
-    if (structured) {
+    let result = yield* pump(deps, adapter, toolRequest, chatCtx, ctx.signal, activities, structured !== undefined, control);
+    // An interrupted answer is what there was so far: it is not checked or repaired.
+    if (structured && !control.interrupted) {
       let check = checkAnswer(result.message.content, structured);
       if (!check.ok) {
         const native =
@@ -137,18 +193,24 @@ export async function* runTurn(
               messages: [...toolRequest.messages, { role: 'assistant', content: [{ type: 'text', text: result.message.content }] }, repair],
             };
         const first = result;
-        result = yield* pump(deps, adapter, repairRequest, chatCtx, activities, true);
+        result = yield* pump(deps, adapter, repairRequest, chatCtx, ctx.signal, activities, true, control);
         result = {
           ...result,
           usage: addUsage(first.usage, result.usage),
           metadata: { ...first.metadata, ...result.metadata, repairTurns: 1 },
         };
         check = checkAnswer(result.message.content, structured);
-        if (!check.ok) throw schemaMismatch(check.errors, toolId, adapter.name);
+        if (!check.ok && !control.interrupted) throw schemaMismatch(check.errors, toolId, adapter.name);
       }
-      result = { ...result, message: { role: 'assistant', content: check.text }, object: check.value };
-      if (check.text) yield { type: 'delta', text: check.text };
+      if (check.ok) {
+        result = { ...result, message: { role: 'assistant', content: check.text }, object: check.value };
+        if (check.text) yield { type: 'delta', text: check.text };
+      }
     }
+    if (control.interrupted) result = { ...result, metadata: { ...result.metadata, finishReason: 'interrupted' } };
+    unregister();
+    unregister = undefined;
+    approvals?.close('ended');
     deps.states.learnSuccess(toolId);
     // The tool is done: its slot goes to the next caller while the session is written.
     release();
@@ -169,6 +231,7 @@ export async function* runTurn(
           ...result.metadata,
           toolId,
           latencyMs: Math.round(performance.now() - started),
+          ...(approvals ? { approvals: approvals.records } : {}),
           ...(sessionId ? {} : { sessionWarning: 'the session could not be saved; this answer cannot be continued' }),
         },
       },
@@ -176,6 +239,8 @@ export async function* runTurn(
   } catch (e) {
     // A deadline that passed in the queue: the limiter's own account says more than the bare timeout.
     const err = !acquired && TimeoutError.isInstance(e) ? e : failureOf(e, ctx.signal, toolId);
+    // A CLI's stack trace and local paths stay out of what the caller sees (its request's own mistakes are left as said).
+    if (err.code !== 'invalid_request') err.message = withoutTraces(err.message);
     deps.states.learnFrom(toolId, err);
     deps.ledger?.recordChat(
       usageRecordOf(toolId, { errorCode: err.code }, performance.now() - started, {
@@ -185,6 +250,9 @@ export async function* runTurn(
     );
     throw err;
   } finally {
+    unregister?.();
+    approvals?.close('ended');
+    control.dispose();
     release?.();
     await scratch.dispose();
     plan?.release();
@@ -195,39 +263,75 @@ export async function* runTurn(
 }
 
 /**
- * Stream one adapter run: pass deltas (held back when the answer must be checked first) and
- * activities on, return its result. Leaving early ends the adapter's work (its process is
- * killed); after an abort the adapter gets a bounded time to clean up.
+ * Stream one adapter run: pass deltas (held back when the answer must be checked first),
+ * activities and the turn's approvals on, return its result. Leaving early ends the adapter's
+ * work (its process is killed); after an abort the adapter gets a bounded time to clean up. An
+ * interrupt the adapter does not end by itself (no native interrupt, or not within the grace)
+ * stops its stream here, and the answer is the text so far.
  */
 async function* pump(
   deps: ExecutionDeps,
   adapter: ToolAdapter,
   request: ToolRequest,
   ctx: ChatContext,
+  callSignal: AbortSignal,
   activities: ActivityLog,
   holdDeltas: boolean,
+  control: TurnControl,
 ): AsyncGenerator<StreamEvent, ChatResult> {
   const iterator = adapter.stream(request, ctx)[Symbol.asyncIterator]();
   let result: ChatResult | undefined;
   let exhausted = false;
+  let text = '';
+  let next: Promise<IteratorResult<StreamEvent>> | undefined;
   try {
     for (;;) {
-      const next = await raceAbort(deps.scope.watch(iterator.next()), ctx.signal);
-      if (next.done) {
+      const approval = control.take();
+      if (approval) {
+        yield { type: 'approval', approval };
+        continue;
+      }
+      if (control.mustStop) break;
+      next ??= deps.scope.watch(iterator.next());
+      const got = await raceAbort(Promise.race([next, control.next()]), callSignal);
+      if ('type' in got) continue;
+      next = undefined;
+      if (got.done) {
         exhausted = true;
         break;
       }
-      const event = next.value;
+      const event = got.value;
       if (event.type === 'result') result = event.result;
       else if (event.type === 'activity') yield { type: 'activity', activity: activities.update(event.activity) };
-      else if (!holdDeltas && event.text.length > 0) yield event;
+      else if (event.type === 'delta' && event.text.length > 0) {
+        text += event.text;
+        if (!holdDeltas) yield event;
+      }
     }
   } finally {
     if (!exhausted) {
-      const closing = deps.scope.watch(Promise.resolve(iterator.return?.()).catch(() => undefined));
+      // An adapter awaiting something (an approval, its tool) is stopped through its signal; a
+      // generator resting at a yield is ended by return().
+      if (!ctx.signal.aborted && (control.mustStop || next)) {
+        control.stop.abort(new AbortedError(control.mustStop ? 'The turn was interrupted' : 'The stream was closed by its consumer'));
+      }
+      const closing = deps.scope.watch(
+        Promise.resolve(next)
+          .catch(() => undefined)
+          .then(() => iterator.return?.())
+          .catch(() => undefined),
+      );
       if (ctx.signal.aborted) await deps.scope.settle(closing);
       else await closing;
     }
+  }
+  if (!result && control.mustStop) {
+    return {
+      message: { role: 'assistant', content: text },
+      usage: {},
+      ...(request.model ? { model: request.model } : {}),
+      metadata: { finishReason: 'interrupted' },
+    };
   }
   if (!result) throw noResultError(adapter.name, adapter.id);
   return result;

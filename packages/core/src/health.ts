@@ -139,13 +139,23 @@ export class HealthService {
     try {
       const obs = await check;
       if (obs.auth) this.states.learnAuth(a.id, obs.auth);
+      let record = obs.record;
       if (obs.usageLimits && !this.states.learnUsage(a.id, obs.usageLimits, takenAt)) {
         // A chat answered while this check ran: its windows are the newer ones (the cache drops this record).
         const newer = this.states.of(a.id).usageLimits;
         const { usageLimits: _older, ...rest } = obs.record;
-        return newer ? { ...rest, usageLimits: newer } : rest;
+        record = newer ? { ...rest, usageLimits: newer } : rest;
       }
-      return obs.record;
+      const refused = record.authSupported ? this.states.refusedByChat(a.id) : undefined;
+      if (!refused) return record.authSupported ? { ...record, authSource: 'check' } : record;
+      // The provider refused a chat (401) since: that outweighs a check that reads only files.
+      return {
+        ...record,
+        authenticated: false,
+        authStatus: 'unauthenticated',
+        authSource: 'chat',
+        reason: refused.detail ?? `${a.name} was refused by its provider`,
+      };
     } catch (e) {
       const err = failureOf(e, ctx.signal, a.id);
       // A check cut short by close() says nothing about the tool.

@@ -19,6 +19,7 @@ export type {
 
 // Approvals and interrupts
 export type { ApprovalAnswer, ApprovalGate, ApprovalRequest } from './approvals.js';
+export { ApprovalBroker, type ApprovalHandler, type ApprovalHandlerAnswer } from './approvals-broker.js';
 export {
   APPROVAL_DECISIONS,
   APPROVAL_KINDS,
@@ -109,7 +110,10 @@ export {
   QuotaExceededError,
   RateLimitError,
   SessionBusyError,
+  SessionIdleError,
   SessionNotFoundError,
+  ApprovalDecidedError,
+  ApprovalNotFoundError,
   TimeoutError,
   ToolAuthError,
   ToolbridgeError,
@@ -144,7 +148,7 @@ export { imageExtension, sniffImageType } from './images.js';
 export { toChatResponse } from './responses.js';
 export { usageTotals, type UsageTotals } from './usage.js';
 export { modelId, parseModelId, type ModelRef } from './model-id.js';
-export { collectStream, noResultError, type ChatCallOptions } from './execution.js';
+export { approvalsRefusal, collectStream, noResultError, type ChatCallOptions } from './execution.js';
 export { toolRequestSettings, type SessionLease } from './sessions/plan.js';
 export { newSessionId, SessionStore, type SessionRecord, type SessionStoreOptions } from './sessions/store.js';
 
@@ -161,7 +165,7 @@ export {
 export { coreConfigSchema } from './core-config.js';
 
 // Registry and its parts
-export { createRegistry, type RegistryOptions, type RegistrySessions, type ToolRegistry } from './registry.js';
+export { createRegistry, type RegistryApprovals, type RegistryOptions, type RegistrySessions, type ToolRegistry } from './registry.js';
 export type { ConnectedTool } from './connect.js';
 export { checkToolHealth, type HealthObservation, type HealthOptions } from './health.js';
 export type { ToolState } from './tool-state.js';
@@ -182,4 +186,4 @@ export { dateParam, UsageLedger, usageQuery, summarize, type UsageLedgerOptions,
 export { abortReasonOf, failureOf, raceAbort, settleWithin, sleep } from './abort.js';
 export { createCallContext, type CallOptions, type ManagedContext } from './context.js';
 export { defaultStateDir, privateDir, writeFileAtomic } from './files.js';
-export { quoted, tail } from './text.js';
+export { quoted, tail, withoutTraces } from './text.js';

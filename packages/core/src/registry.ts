@@ -4,7 +4,10 @@ import { createConfigStore, type ConfigKeySchema, type ConfigStore } from './con
 import { connectedTool, type ConnectedTool } from './connect.js';
 import type { CallOptions } from './context.js';
 import { Discovery } from './discovery.js';
-import { InvalidRequestError, ToolNotFoundError } from './errors.js';
+import { ApprovalBroker } from './approvals-broker.js';
+import { InvalidRequestError, SessionIdleError, ToolNotFoundError } from './errors.js';
+import { RunningTurns } from './turn-control.js';
+import type { Approval, ApprovalDecision, ApprovalReply } from './wire/approvals.js';
 import { collectStream, runTurn, type ChatCallOptions } from './execution.js';
 import { coreConfigSchema } from './core-config.js';
 import { HealthService, type HealthOptions } from './health.js';
@@ -72,8 +75,16 @@ export interface ToolRegistry {
   readonly sessions: RegistrySessions;
   /** Every finished chat and every change of a tool's usage windows, kept across restarts. */
   readonly usage: UsageLedger;
-  /** Start the warm processes of tools that have them (e.g. at `serve` start). */
-  prewarm(options?: CallOptions): Promise<void>;
+  /** Approvals waiting for an answer (chats with `approvals: "ask"` and no `onApproval`). */
+  readonly approvals: RegistryApprovals;
+  /**
+   * Interrupt the session's running turn: it ends (within 2 s) with the text so far and
+   * `metadata.finishReason: "interrupted"`, and the session stays usable. SessionNotFoundError
+   * for an unknown session, SessionIdleError (409 `session_idle`) when no turn runs.
+   */
+  interrupt(sessionId: string): Promise<void>;
+  /** Start the warm processes of tools that have them (e.g. at `serve` start); only of `toolIds` when given. */
+  prewarm(options?: CallOptions, toolIds?: readonly string[]): Promise<void>;
   /** Cancel every in-flight call (killing their processes) and dispose adapters. */
   close(): Promise<void>;
 }
@@ -85,6 +96,13 @@ export interface RegistrySessions {
   delete(sessionId: string): Promise<void>;
   /** Hold a session for several turns (a fallback chat); `session_busy` for anyone else meanwhile. */
   lock(sessionId: string): Promise<SessionLease>;
+}
+
+export interface RegistryApprovals {
+  /** The pending approvals, oldest first. */
+  list(): Approval[];
+  /** Answer one: 404 `approval_not_found` (unknown, expired), 409 `approval_decided`, 400 a bad reply. */
+  decide(id: string, reply: ApprovalReply): { id: string; decision: ApprovalDecision };
 }
 
 export function createRegistry(options: RegistryOptions): ToolRegistry {
@@ -153,7 +171,20 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
     maxSessions: options.sessions?.maxSessions,
     maxAgeMs: options.sessions?.maxAgeMs,
   });
-  const deps = { adapterOf, scope, limiters, states, sessions, discovery, ledger, transportOf: (id: string) => load(id).transport };
+  const broker = new ApprovalBroker();
+  const running = new RunningTurns();
+  const deps = {
+    adapterOf,
+    scope,
+    limiters,
+    states,
+    sessions,
+    discovery,
+    ledger,
+    transportOf: (id: string) => load(id).transport,
+    approvals: broker,
+    running,
+  };
   const stream = (toolId: string, input: ChatRequest | ValidChatRequest, o?: ChatCallOptions) => runTurn(deps, toolId, input, o);
   const chat = (toolId: string, input: ChatRequest | ValidChatRequest, o?: ChatCallOptions) => {
     const a = adapterOf(toolId);
@@ -184,16 +215,24 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
       dir: sessions.dir,
       list: () => sessions.list(),
       get: (id) => sessions.detail(id),
-      delete: (id) => sessions.delete(id),
+      delete: async (id) => {
+        await sessions.delete(id);
+        broker.forgetSession(id);
+      },
       async lock(id) {
         const record = await sessions.get(id);
         return { sessionId: id, toolId: record.toolId, release: sessions.lock(id) };
       },
     },
-    async prewarm(o) {
-      await Promise.allSettled(
-        [...adapters.values()].filter((a) => a.prewarm).map((a) => scope.run(a.id, o, `${a.name} warm-up`, (ctx) => a.prewarm!(ctx))),
-      );
+    approvals: { list: () => broker.list(), decide: (id, reply) => broker.decide(id, reply) },
+    async interrupt(sessionId) {
+      if (typeof sessionId === 'string' && running.interrupt(sessionId)) return;
+      await sessions.get(sessionId);
+      throw new SessionIdleError(sessionId);
+    },
+    async prewarm(o, toolIds) {
+      const chosen = [...adapters.values()].filter((a) => a.prewarm && (!toolIds || toolIds.includes(a.id)));
+      await Promise.allSettled(chosen.map((a) => scope.run(a.id, o, `${a.name} warm-up`, (ctx) => a.prewarm!(ctx))));
     },
     async close() {
       await scope.close();

@@ -33,6 +33,9 @@ export interface ValidChatRequest {
   sessionId?: string;
   fork: boolean;
   imageCount: number;
+  /** `ask`: side-effecting actions are asked first (`ctx.approvals`); absent means `never`. */
+  approvals?: 'ask';
+  approvalTimeoutMs?: number;
 }
 
 export type RequestOrigin = 'library' | 'http';
@@ -98,6 +101,8 @@ export async function completeChatRequest(req: ChatRequest, origin: RequestOrigi
     ...(req.sessionId !== undefined ? { sessionId: req.sessionId } : {}),
     fork: req.fork === true,
     imageCount,
+    ...(req.approvals === 'ask' ? { approvals: 'ask' as const } : {}),
+    ...(req.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: req.approvalTimeoutMs } : {}),
   };
 }
 

@@ -12,3 +12,19 @@ export function tail(text: string, maxChars = 2000): string {
   const t = text.trim();
   return t.length > maxChars ? '…' + t.slice(-maxChars) : t;
 }
+
+const STACK_FRAME = /^\s+at\s/;
+// An absolute path (POSIX, `file://`, or a Windows drive) not inside a URL: at a line's start or after a space, quote, bracket or `=`.
+const LOCAL_PATH = /(?<=^|[\s'"`(=[])(?:file:\/\/)?(?:[A-Za-z]:\\[^\s'"`)\]]+|(?:\/[\w.@+~-]+){2,}\/?)/gm;
+
+/**
+ * A tool's failure as a caller may see it: without the CLI's stack trace (everything from the
+ * first `at …` frame on) and with local paths replaced by `<path>`. The useful lines before the
+ * trace stay. Core applies it once to every failure of a chat (execution.ts).
+ */
+export function withoutTraces(message: string): string {
+  const lines = message.split('\n');
+  const frame = lines.findIndex((l) => STACK_FRAME.test(l));
+  const kept = (frame >= 0 ? lines.slice(0, frame) : lines).join('\n').trimEnd();
+  return kept.replace(LOCAL_PATH, '<path>');
+}

@@ -3,8 +3,13 @@ import type { AuthState, UsageLimits } from './types.js';
 
 /** What the registry last learned about a tool; used to skip tools that cannot answer. */
 export interface ToolState {
-  /** The last login state seen, when, and whether a chat (proof) or a check (`checkAuth`, health) said so. */
-  auth?: AuthState & { observedAt: number; source: 'chat' | 'check' };
+  /**
+   * The last login state seen, when, and whether a chat (proof) or a check (`checkAuth`, health) said
+   * so. For a chat the provider refused (401), `login` is the login the checks saw then.
+   */
+  auth?: AuthState & { observedAt: number; source: 'chat' | 'check'; login?: string };
+  /** The login the latest check saw (its method, plan and detail), to tell whether it has changed since. */
+  checkedLogin?: string;
   /** When a chat last succeeded (epoch ms): a check saying "logged out" after it does not outweigh it. */
   lastSuccessAt?: number;
   usageLimits?: UsageLimits;
@@ -77,7 +82,13 @@ export class ToolStates {
   learnFrom(toolId: string, error: ToolbridgeError): void {
     const s = this.of(toolId);
     if (ToolAuthError.isInstance(error)) {
-      s.auth = { authenticated: false, detail: error.message, observedAt: Date.now(), source: 'chat' };
+      s.auth = {
+        authenticated: false,
+        detail: error.message,
+        observedAt: Date.now(),
+        source: 'chat',
+        ...(s.checkedLogin ? { login: s.checkedLogin } : {}),
+      };
       this.stale.health(toolId);
     } else if (RateLimitError.isInstance(error)) {
       const wait = (error as RateLimitError).waitMs();
@@ -105,8 +116,27 @@ export class ToolStates {
     this.windowsMoved(toolId);
   }
 
-  /** A check (`checkAuth`, health) reported the login state. */
+  /**
+   * A check (`checkAuth`, health) reported the login state. A check reads files and variables, so
+   * after a chat the provider refused it would still say "logged in" (Gemini, Copilot): the chat's
+   * word stands until a later chat succeeds or the login the check sees changes.
+   */
   learnAuth(toolId: string, auth: AuthState): void {
-    this.of(toolId).auth = { ...auth, observedAt: Date.now(), source: 'check' };
+    const s = this.of(toolId);
+    const login = JSON.stringify([auth.method, auth.plan, auth.detail]);
+    s.checkedLogin = login;
+    const refused = s.auth?.source === 'chat' && !s.auth.authenticated ? s.auth : undefined;
+    if (refused && auth.authenticated) {
+      // No check before the refusal: this one is the login it was refused with.
+      if (refused.login === undefined) refused.login = login;
+      if (refused.login === login) return;
+    }
+    s.auth = { ...auth, observedAt: Date.now(), source: 'check' };
+  }
+
+  /** A chat the provider refused, still standing (no success since, the same login): health says unauthenticated. */
+  refusedByChat(toolId: string): (AuthState & { observedAt: number }) | undefined {
+    const auth = this.states.get(toolId)?.auth;
+    return auth?.source === 'chat' && !auth.authenticated ? auth : undefined;
   }
 }

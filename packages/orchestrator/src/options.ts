@@ -3,6 +3,7 @@ import {
   LIMITS,
   PERMISSION_LEVELS,
   ROUTE_POLICIES,
+  type ApprovalHandler,
   type Attempt,
   type PermissionLevel,
   type RoutePolicy,
@@ -35,6 +36,8 @@ export interface FallbackOptions {
    * (listed by `waiting()` meanwhile; `signal` ends the wait at once). Default 0: fail at once.
    */
   waitForQuota?: number;
+  /** With the request's `approvals: "ask"`: decides each approval of every attempt (core's `ChatCallOptions.onApproval`). */
+  onApproval?: ApprovalHandler;
 }
 
 /** Behaviour of an orchestrator; every field has a default. */
@@ -75,6 +78,7 @@ export interface NormalizedFallbackOptions {
   waitForQuota: number;
   /** The first provider is a session's own tool: routing keeps it first. */
   keepFirst?: boolean;
+  onApproval?: ApprovalHandler;
 }
 
 function positiveInteger(value: unknown, name: string): number | undefined {
@@ -117,6 +121,8 @@ export function normalizeFallbackOptions(options: unknown): NormalizedFallbackOp
   }
   const onAttempt = o.onAttempt;
   if (onAttempt !== undefined && typeof onAttempt !== 'function') throw new InvalidRequestError('onAttempt must be a function');
+  const onApproval = o.onApproval;
+  if (onApproval !== undefined && typeof onApproval !== 'function') throw new InvalidRequestError('onApproval must be a function');
   return {
     providers: [...new Set(providers as string[])],
     retries,
@@ -127,5 +133,6 @@ export function normalizeFallbackOptions(options: unknown): NormalizedFallbackOp
     onAttempt: onAttempt as ((attempt: Attempt) => void) | undefined,
     route: route as RoutePolicy,
     waitForQuota,
+    ...(onApproval ? { onApproval: onApproval as ApprovalHandler } : {}),
   };
 }

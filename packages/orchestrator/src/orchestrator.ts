@@ -27,7 +27,7 @@ export type FallbackStreamEvent =
 export interface Orchestrator {
   chat(request: ChatRequest | ValidChatRequest, options: FallbackOptions): Promise<FallbackChatResponse>;
   /**
-   * Attempts, passed-through `delta`/`activity` events, then `done`. Retry and
+   * Attempts, passed-through `delta`/`activity`/`approval` events, then `done`. Retry and
    * fallback happen only before the first delta; after it, a failure is thrown
    * (that tool's error), never a clean end. Stopping the iteration early
    * cancels the running attempt and kills its process.
@@ -76,7 +76,10 @@ export function createOrchestrator(registry: ToolRegistry, orchestratorOptions: 
 
   const chat = async (request: ChatRequest | ValidChatRequest, options: FallbackOptions): Promise<FallbackChatResponse> => {
     const { normalized, valid, lease } = await prepare(request, options);
-    const runner: AttemptRunner = { committed: false, run: (id, req, o) => registry.chat(id, req, { ...o, sessionLease: lease }) };
+    const runner: AttemptRunner = {
+      committed: false,
+      run: (id, req, o) => registry.chat(id, req, { ...o, sessionLease: lease, onApproval: normalized.onApproval }),
+    };
     try {
       return await quotaQueue.run(normalized.providers, normalized.waitForQuota, normalized.signal, () =>
         runFallback(registry, settings, valid, normalized, runner),
@@ -112,7 +115,11 @@ export function createOrchestrator(registry: ToolRegistry, orchestratorOptions: 
       committed: false,
       async run(toolId: string, req: ValidChatRequest, callOptions: ChatCallOptions): Promise<ChatResult> {
         let result: ChatResult | undefined;
-        for await (const event of registry.stream(toolId, req, { ...callOptions, sessionLease: lease })) {
+        for await (const event of registry.stream(toolId, req, {
+          ...callOptions,
+          sessionLease: lease,
+          onApproval: normalized.onApproval,
+        })) {
           if (event.type === 'result') result = event.result;
           else if (event.type === 'delta') {
             if (event.text.length === 0) continue;

@@ -1,4 +1,5 @@
 import {
+  approvalsRefusal,
   InvalidRequestError,
   QuotaExceededError,
   raceAbort,
@@ -53,6 +54,8 @@ export async function preflight(
     const why = tool ? tool.reason : `${adapter.name} could not be detected`;
     return { reason: 'unavailable', error: new ToolUnavailableError(why ?? `${adapter.name} is not available`, { toolId }) };
   }
+  const cannotAsk = approvalsRefusal(adapter, request);
+  if (cannotAsk) return { reason: 'unsupported', error: cannotAsk };
   // Discovery speaks for the default model; a model the request names is the adapter's to judge.
   if (request.imageCount > 0 && !(adapter.features.images && (request.model !== undefined || tool.capabilities.includes('vision')))) {
     return {

@@ -7,3 +7,4 @@ export * from './stream-from.js';
 export * from './mock-http.js';
 export * from './scripted-adapter.js';
 export * from './process-adapter.js';
+export * from './chat-control.js';

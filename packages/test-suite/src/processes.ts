@@ -1,23 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { pidsWithEnv, processRunning } from '@toolbridge/adapter-kit';
 
 /**
  * Whether a process with this pid still runs. A zombie counts as gone: it has
  * exited and only waits to be reaped (orphans are reaped by init, which some
  * containers do slowly).
  */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  if (process.platform !== 'linux') return true;
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
-  } catch {
-    return false;
-  }
-}
+export const pidAlive = processRunning;
 
 /**
  * Pids of live processes (zombies excluded) whose environment holds `needle`
@@ -26,17 +14,7 @@ export function pidAlive(pid: number): boolean {
  * were. This process is never included. Linux only (`/proc`).
  */
 export function processesWithEnv(needle: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if (/\) Z /.test(readFileSync(`/proc/${name}/stat`, 'latin1'))) continue;
-      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(needle)) pids.push(Number(name));
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return pids;
+  return pidsWithEnv([needle]);
 }
 
 /** Wait until none of `pids` exists; resolves to the ones still alive after `timeoutMs`. */

@@ -4,6 +4,8 @@ import {
   sleep,
   type Activity,
   type AdapterFeatures,
+  type ApprovalAnswer,
+  type ApprovalRequest,
   type AuthState,
   type Capability,
   type ChatContext,
@@ -28,8 +30,11 @@ export interface ScriptStep {
   failAfterDeltas?: number;
   /** Wait before each delta and before ending (or failing). */
   delayMs?: number;
-  /** Never end on its own: only the call's signal ends it. */
+  /** Never end on its own: only the call's signal (or, with `features.interrupt`, an interrupt) ends it. */
   hang?: boolean;
+  /** Actions asked through `ctx.approvals` (when the chat has it) after `askAfterDeltas` deltas; answers go to `call.answers`. */
+  asks?: ApprovalRequest[];
+  askAfterDeltas?: number;
   /** Wait, before answering, until the test calls `finishOne()`. */
   hold?: boolean;
   usage?: Usage;
@@ -64,6 +69,8 @@ export interface ScriptedCall {
   ctx: ChatContext;
   startedAt: number;
   endedAt?: number;
+  /** The answers to `asks`, in order. */
+  answers: ApprovalAnswer[];
 }
 
 export interface ScriptedAdapter extends ToolAdapter {
@@ -82,7 +89,9 @@ const words = (text: string) => text.split(/(?<= )/);
 
 /**
  * The test kit's one in-memory tool: no process, every call scripted and recorded. Like a real
- * adapter it stops with `ctx.signal.reason` when the signal aborts.
+ * adapter it stops with `ctx.signal.reason` when the signal aborts; with `features.interrupt` it
+ * ends its turn on `ctx.interrupt` with the text so far (finishReason "interrupted"), as a native
+ * interrupt does.
  */
 export function scriptedAdapter(id: string, o: ScriptedAdapterOptions = {}): ScriptedAdapter {
   const type = o.type ?? 'agent';
@@ -111,19 +120,36 @@ export function scriptedAdapter(id: string, o: ScriptedAdapterOptions = {}): Scr
     o.models?.[0] ??
     (o.models ? undefined : `${id}-default`);
   const fail = (e: Error | (() => Error)) => (typeof e === 'function' ? e() : e);
-  const waitForAbort = (ctx: ChatContext) =>
+  const waitForAbort = (signal: AbortSignal) =>
     new Promise<never>((_, reject) => {
-      if (ctx.signal.aborted) reject(ctx.signal.reason);
-      ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
+      if (signal.aborted) reject(signal.reason);
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
     });
+  class Interrupted extends Error {}
 
   async function* stream(request: ToolRequest, ctx: ChatContext): AsyncIterable<StreamEvent> {
-    const call: ScriptedCall = { request, ctx, startedAt: performance.now() };
+    const call: ScriptedCall = { request, ctx, startedAt: performance.now(), answers: [] };
     const n = counts.chats++;
     calls.push(call);
     ctx.signal.addEventListener('abort', () => aborts.push(ctx.signal.reason), { once: true });
+    // Waits end on the call's signal, and on an interrupt when the tool can be interrupted natively.
+    const native = o.features?.interrupt === true && ctx.interrupt !== undefined;
+    const waits = native ? AbortSignal.any([ctx.signal, ctx.interrupt!]) : ctx.signal;
+    const wait = async (p: Promise<unknown>) => {
+      try {
+        await p;
+      } catch (e) {
+        if (native && ctx.interrupt!.aborted && !ctx.signal.aborted) throw new Interrupted();
+        throw e;
+      }
+    };
+    let said = '';
+    const step = stepFor(request, n);
+    const model = modelOf(request, ctx, step);
+    const askAll = async () => {
+      for (const action of step.asks ?? []) if (ctx.approvals) call.answers.push(await ctx.approvals.ask(action));
+    };
     try {
-      const step = stepFor(request, n);
       const acts =
         typeof step.activity === 'string'
           ? [{ id: `${id}-r${n}`, kind: 'reasoning', status: 'completed', title: step.activity, text: step.activity } as Activity]
@@ -132,15 +158,17 @@ export function scriptedAdapter(id: string, o: ScriptedAdapterOptions = {}): Scr
       const deltas = step.deltas ?? [];
       const failAt = step.failAfterDeltas ?? deltas.length;
       for (const [i, text] of deltas.entries()) {
+        if (i === (step.askAfterDeltas ?? 0)) await askAll();
         if (step.error && failAt === i) throw fail(step.error);
-        if (step.delayMs) await sleep(step.delayMs, ctx.signal);
+        if (step.delayMs) await wait(sleep(step.delayMs, waits));
+        said += text;
         yield { type: 'delta', text };
       }
-      if (step.hold) await Promise.race([new Promise<void>((r) => held.push(r)), waitForAbort(ctx)]);
-      if (step.hang) await waitForAbort(ctx);
-      if (step.delayMs) await sleep(step.delayMs, ctx.signal);
+      if (deltas.length <= (step.askAfterDeltas ?? 0)) await askAll();
+      if (step.hold) await wait(Promise.race([new Promise<void>((r) => held.push(r)), waitForAbort(waits)]));
+      if (step.hang) await wait(waitForAbort(waits));
+      if (step.delayMs) await wait(sleep(step.delayMs, waits));
       if (step.error) throw fail(step.error);
-      const model = modelOf(request, ctx, step);
       const answer = step.answer ?? deltas.join('');
       const result: ChatResult = {
         message: { role: 'assistant', content: answer },
@@ -149,6 +177,17 @@ export function scriptedAdapter(id: string, o: ScriptedAdapterOptions = {}): Scr
         metadata: step.metadata ?? {},
       };
       yield { type: 'result', result };
+    } catch (e) {
+      if (!(e instanceof Interrupted)) throw e;
+      yield {
+        type: 'result',
+        result: {
+          message: { role: 'assistant', content: said },
+          usage: { input_tokens: 3, output_tokens: 1 },
+          ...(model ? { model } : {}),
+          metadata: { ...step.metadata, finishReason: 'interrupted' },
+        },
+      };
     } finally {
       call.endedAt = performance.now();
     }

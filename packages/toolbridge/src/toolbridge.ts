@@ -5,6 +5,10 @@ import {
   dateParam,
   toChatResponse,
   validateChatRequest,
+  type Approval,
+  type ApprovalDecision,
+  type ApprovalHandler,
+  type ApprovalReply,
   type AuthStartResult,
   type CallOptions,
   type ChatRequest,
@@ -66,6 +70,19 @@ export type ToolStreamEvent = Exclude<StreamEvent, { type: 'result' }> | { type:
 /** Sessions of every tool: list, read and delete them; continue one by sending its `sessionId`. */
 export type Sessions = Omit<RegistrySessions, 'lock'>;
 
+/** Options of a single-tool chat. */
+export interface ChatWithOptions extends CallOptions {
+  /** With the request's `approvals: "ask"`: decides each approval (else answer through `tb.approvals.decide`). */
+  onApproval?: ApprovalHandler;
+}
+
+/** The approvals waiting for an answer, of every chat with `approvals: "ask"` and no `onApproval`. */
+export interface Approvals {
+  list(): Approval[];
+  /** ApprovalNotFoundError (unknown, expired), ApprovalDecidedError (answered already). */
+  decide(id: string, reply: ApprovalReply): { id: string; decision: ApprovalDecision };
+}
+
 export interface ChatOptions extends Omit<FallbackOptions, 'providers'> {
   /** Tool ids to try, in order; duplicates are collapsed. Default: every tool, in registry order. */
   providers?: readonly string[];
@@ -80,12 +97,20 @@ export interface Toolbridge {
   /** Streamed fallback chat: attempts, deltas, then `done`. Fallback only before the first delta. */
   streamChat(request: ChatRequest | ValidChatRequest, options?: ChatOptions): AsyncIterable<FallbackStreamEvent>;
   /** One tool, answered in the spec's single-tool response shape. */
-  chatWith(toolId: string, request: ChatRequest | ValidChatRequest, options?: CallOptions): Promise<ChatResponse>;
-  /** One tool, streamed: deltas and activity, then `done` with the single-tool response. */
-  streamWith(toolId: string, request: ChatRequest | ValidChatRequest, options?: CallOptions): AsyncIterable<ToolStreamEvent>;
+  chatWith(toolId: string, request: ChatRequest | ValidChatRequest, options?: ChatWithOptions): Promise<ChatResponse>;
+  /** One tool, streamed: deltas, activity and approvals, then `done` with the single-tool response. */
+  streamWith(toolId: string, request: ChatRequest | ValidChatRequest, options?: ChatWithOptions): AsyncIterable<ToolStreamEvent>;
   readonly sessions: Sessions;
-  /** Start warm tool processes now instead of on first use (a server's start-up). */
-  prewarm(options?: CallOptions): Promise<void>;
+  /** Pending approvals (`approvals: "ask"`): list and answer them. */
+  readonly approvals: Approvals;
+  /**
+   * Stop the session's running turn: it ends within 2 s with the text so far and
+   * `metadata.finishReason: "interrupted"`; the session stays usable. SessionNotFoundError for an
+   * unknown session, SessionIdleError (`session_idle`) when no turn runs.
+   */
+  interrupt(sessionId: string): Promise<void>;
+  /** Start warm tool processes now instead of on first use (a server's start-up); only those of `toolIds` when given. */
+  prewarm(options?: CallOptions, toolIds?: readonly string[]): Promise<void>;
   configure(config: ToolbridgeConfig): ToolbridgeConfig;
   getConfig(): ToolbridgeConfig;
   checkHealth(toolId: string, options?: HealthOptions): Promise<LiveHealthRecord>;
@@ -155,7 +180,9 @@ export function createToolbridge(options: ToolbridgeOptions = {}): Toolbridge {
       get: (id) => registry.sessions.get(id),
       delete: (id) => registry.sessions.delete(id),
     },
-    prewarm: (o) => registry.prewarm(o),
+    approvals: registry.approvals,
+    interrupt: (sessionId) => registry.interrupt(sessionId),
+    prewarm: (o, toolIds) => registry.prewarm(o, toolIds),
     configure: (config) => registry.config.replace(config),
     getConfig: () => registry.config.get(),
     checkHealth: (id, o) => registry.health(id, o),

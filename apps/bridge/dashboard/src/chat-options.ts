@@ -31,6 +31,7 @@ export class ChatOptions {
   private readonly sessionBox = byId('chat-session');
   private readonly sessionText = byId('chat-session-text');
   private readonly forkBox = byId<HTMLInputElement>('chat-fork');
+  private readonly approvalsBox = byId<HTMLInputElement>('chat-approvals');
 
   constructor() {
     this.fileInput.addEventListener('change', () => void this.attach());
@@ -40,6 +41,11 @@ export class ChatOptions {
   get permissions(): PermissionLevel {
     const value = this.permissionSelect.value as PermissionLevel;
     return PERMISSION_LEVELS.includes(value) ? value : 'read-only';
+  }
+
+  /** Ask before each action (`approvals: "ask"`). */
+  get approvals(): boolean {
+    return this.approvalsBox.checked;
   }
 
   get cwd(): string {

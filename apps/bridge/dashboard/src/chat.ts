@@ -23,6 +23,8 @@ export interface ChatForm {
   images?: readonly ImagePart[];
   /** Continue (or fork) this session: only the new message is sent. */
   session?: { id: string; fork: boolean };
+  /** Ask before each action the level allows (`approvals: "ask"`). */
+  approvals?: boolean;
 }
 
 export interface ChatCall {
@@ -59,6 +61,7 @@ export function chatCall(form: ChatForm): ChatCall | { error: string } {
     ...(form.cwd?.trim() ? { cwd: form.cwd.trim() } : {}),
     ...(format.value ? { responseFormat: format.value } : {}),
     ...(form.session ? { sessionId: form.session.id, ...(form.session.fork ? { fork: true } : {}) } : {}),
+    ...(form.approvals ? { approvals: 'ask' } : {}),
   };
   if (form.mode === 'single') {
     if (!form.toolId) return { error: 'Pick a tool.' };

@@ -139,6 +139,7 @@ function loadAll(): void {
   void configPanel.load();
   void sessionsPanel.load();
   void usagePanel.load();
+  void playground.approvals.load();
 }
 
 handleTokenFailures(tokenRefused);
@@ -168,6 +169,7 @@ forgetToken.addEventListener('click', () => {
 refreshButton.addEventListener('click', () => {
   void refresh(true);
   void sessionsPanel.load();
+  void playground.approvals.load();
 });
 
 setInterval(() => {

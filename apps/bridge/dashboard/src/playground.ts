@@ -3,13 +3,14 @@
 import { ActivityTimeline } from './activity.js';
 import { renderTimeline } from './activity-view.js';
 import { failureText, isTokenFailure, problemsOf } from './api-errors.js';
-import { ApiError, postStream } from './api.js';
+import { ApiError, postStream, sendJson } from './api.js';
+import { ApprovalsPanel } from './approvals-panel.js';
 import { renderDone, renderError } from './answer-view.js';
 import { chatCall, moveItem } from './chat.js';
 import { ChatOptions, type SessionChoice } from './chat-options.js';
 import { byId, el } from './dom.js';
 import { renderFallbackList } from './fallback-list.js';
-import type { Activity, Attempt, ChatDone, DiscoveredTool, ErrorBody } from './types.js';
+import type { Activity, Approval, Attempt, ChatDone, DiscoveredTool, ErrorBody } from './types.js';
 
 export class Playground {
   private tools: DiscoveredTool[] = [];
@@ -18,6 +19,9 @@ export class Playground {
   private included = new Set<string>();
   private controller?: AbortController;
   readonly options = new ChatOptions();
+  readonly approvals = new ApprovalsPanel();
+  /** The session of the running chat, once known (a continued one, or from an approval): what Interrupt stops. */
+  private runningSession?: string;
   /** Called after every finished chat (the Sessions panel reloads). */
   onFinished: () => void = () => undefined;
 
@@ -31,6 +35,7 @@ export class Playground {
   private readonly prompt = byId<HTMLTextAreaElement>('chat-prompt');
   private readonly send = byId<HTMLButtonElement>('chat-send');
   private readonly stop = byId<HTMLButtonElement>('chat-stop');
+  private readonly interrupt = byId<HTMLButtonElement>('chat-interrupt');
   private readonly status = byId('chat-status');
   private readonly answer = byId('chat-answer');
   private readonly error = byId('chat-error');
@@ -49,6 +54,7 @@ export class Playground {
       }
     });
     this.stop.addEventListener('click', () => this.controller?.abort());
+    this.interrupt.addEventListener('click', () => void this.interruptTurn());
     for (const radio of this.form.querySelectorAll<HTMLInputElement>('input[name="mode"]'))
       radio.addEventListener('change', () => this.showMode());
     this.toolSelect.addEventListener('change', () => this.fillModels());
@@ -114,6 +120,7 @@ export class Playground {
   private setBusy(busy: boolean): void {
     this.send.disabled = busy;
     this.stop.disabled = !busy;
+    this.interrupt.disabled = !busy || !this.runningSession;
     this.answer.setAttribute('aria-busy', String(busy));
   }
 
@@ -142,6 +149,25 @@ export class Playground {
     );
   }
 
+  /** Unlike Stop (which ends the tool's process), Interrupt ends the turn and keeps the session going. */
+  private async interruptTurn(): Promise<void> {
+    const sessionId = this.runningSession;
+    if (!sessionId) return;
+    this.interrupt.disabled = true;
+    try {
+      await sendJson('POST', `/sessions/${encodeURIComponent(sessionId)}/interrupt`, {});
+      this.status.textContent = 'Interrupting…';
+    } catch (e) {
+      this.status.textContent = `Interrupt failed: ${e instanceof ApiError ? failureText(e.failure) : String(e)}`;
+    }
+  }
+
+  private knowSession(sessionId: string | undefined): void {
+    if (!sessionId || this.runningSession) return;
+    this.runningSession = sessionId;
+    if (this.controller) this.interrupt.disabled = false;
+  }
+
   private async run(): Promise<void> {
     if (this.controller) return;
     const call = chatCall({
@@ -155,6 +181,7 @@ export class Playground {
       schema: this.options.schema,
       images: this.options.imageParts,
       session: this.options.sessionChoice,
+      approvals: this.options.approvals,
     });
     this.answer.replaceChildren();
     this.error.replaceChildren();
@@ -166,6 +193,8 @@ export class Playground {
     }
     const controller = new AbortController();
     this.controller = controller;
+    const continued = this.options.sessionChoice;
+    this.runningSession = continued && !continued.fork ? continued.id : undefined;
     this.setBusy(true);
     this.status.textContent = 'Waiting for the answer…';
     const attempts: Attempt[] = [];
@@ -186,6 +215,13 @@ export class Playground {
             this.answer.append((data as { text: string }).text);
             this.status.textContent = 'Answering…';
             break;
+          case 'approval': {
+            const approval = data as Approval;
+            this.knowSession(approval.sessionId);
+            this.approvals.add(approval);
+            this.status.textContent = `Waiting for your approval: ${approval.title}`;
+            break;
+          }
           case 'activity': {
             const activity = (data as { activity: Activity }).activity;
             timeline.apply(activity);
@@ -202,7 +238,7 @@ export class Playground {
               renderTimeline(this.activity, timeline);
             }
             this.showDone(done, this.options.sessionTitle ?? (this.prompt.value.trim().slice(0, 80) || '(images)'));
-            this.status.textContent = 'Done.';
+            this.status.textContent = done.result?.metadata?.finishReason === 'interrupted' ? 'Interrupted. The session goes on.' : 'Done.';
             // A continued (or forked) session goes on with the id the answer names.
             if (done.sessionId) this.options.advanceSession(done.sessionId, done.toolId);
             this.options.clearImages();
@@ -234,7 +270,10 @@ export class Playground {
       }
     } finally {
       this.controller = undefined;
+      this.runningSession = undefined;
       this.setBusy(false);
+      // What the ended turn still waited for is withdrawn.
+      void this.approvals.load();
       this.onFinished();
     }
   }

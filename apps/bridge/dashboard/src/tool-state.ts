@@ -82,7 +82,8 @@ function authLabelOf(health: HealthRecord): string {
     case 'authenticated':
       return health.authMethod ? `Logged in (${health.authMethod})` : 'Logged in';
     case 'unauthenticated':
-      return 'Not logged in';
+      // A check reads files; a chat the provider refused is proof the login no longer works.
+      return health.authSource === 'chat' ? 'Refused by its provider (last chat)' : 'Not logged in';
     case 'not_required':
       return 'No login needed';
     default:

@@ -5,6 +5,7 @@ import type { AuthStartResult as SentAuthStart, LiveHealthRecord, Tool, wire } f
 import type {
   Activity,
   AggregateHealth,
+  Approval,
   AuthStartResult,
   ChatDone,
   DiscoveredTool,
@@ -29,8 +30,9 @@ export type WireChecks = [
   Assignable<wire.ErrorEnvelope['error'], ErrorBody>,
   Assignable<wire.UsageSummary, UsageSummary>,
   Assignable<wire.WindowSnapshot, WindowSnapshot>,
+  Assignable<wire.Approval, Approval>,
 ];
 
 type Assignable<From, To> = From extends To ? true : never;
-const wireChecks: WireChecks = [true, true, true, true, true, true, true, true, true, true, true, true];
+const wireChecks: WireChecks = [true, true, true, true, true, true, true, true, true, true, true, true, true];
 void wireChecks;

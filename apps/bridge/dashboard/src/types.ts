@@ -39,6 +39,8 @@ export interface HealthRecord {
   authStatus: string;
   authMethod?: string;
   authDetail?: string;
+  /** `chat`: a chat its provider refused (401) says so, until a chat succeeds or the login changes. */
+  authSource?: 'check' | 'chat';
   usageLimits?: UsageLimits;
   reason?: string;
   version?: string;
@@ -203,4 +205,20 @@ export interface WindowSnapshot {
   toolId: string;
   at: string;
   windows: Record<string, UsageWindow>;
+}
+
+/** An action waiting for an answer (SSE `approval`, `GET /approvals`). */
+export interface Approval {
+  id: string;
+  sessionId?: string;
+  toolId: string;
+  kind: 'command' | 'file_change' | 'tool_call';
+  title: string;
+  command?: string;
+  cwd?: string;
+  changes?: Array<{ path: string; kind: 'add' | 'update' | 'delete' }>;
+  tool?: string;
+  input?: unknown;
+  options: Array<'allow' | 'allow_session' | 'deny'>;
+  expiresAt: string;
 }

@@ -48,6 +48,22 @@ export async function startTestBridge(
   };
 }
 
+/**
+ * Bridges for one test file, each closed after its test: `bridge(adapters, options)` (call from
+ * the file's top level, where jest's `afterEach` can be registered).
+ */
+export function testBridges(afterEach: (fn: () => Promise<void>) => void): typeof startTestBridge {
+  const open: TestBridge[] = [];
+  afterEach(async () => {
+    for (const b of open.splice(0)) await b.close();
+  });
+  return async (adapters, options = {}) => {
+    const b = await startTestBridge(adapters, options);
+    open.push(b);
+    return b;
+  };
+}
+
 export interface SseEvent {
   event: string;
   data: unknown;

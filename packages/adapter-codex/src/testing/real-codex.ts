@@ -1,6 +1,14 @@
 import path from 'node:path';
 import { createRegistry, type ToolRegistry } from '@toolbridge/core';
-import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, recordingScratch } from '@toolbridge/test-suite';
+import {
+  makeTempDir,
+  pathWith,
+  processesWithEnv,
+  realCliBinDir,
+  recordingScratch,
+  withChatControl,
+  type ChatControl,
+} from '@toolbridge/test-suite';
 import { createCodexAdapter } from '../adapter.js';
 import type { CodexAdapterOptions } from '../options.js';
 import { startMockResponsesServer, type MockResponsesServer } from './mock-responses-server.js';
@@ -24,9 +32,12 @@ export interface RealCodex {
 /**
  * The real, pinned `codex` (installed by `pnpm clis`) behind a registry, set up as a user would:
  * a throwaway HOME/CODEX_HOME whose `config.toml` selects a mock Responses API on 127.0.0.1 as a
- * custom provider, its key in `MOCK_API_KEY`.
+ * custom provider, its key in `MOCK_API_KEY`. `control` gives each chat an approval gate or an
+ * interrupt signal, as core does for `approvals: "ask"` and `interrupt(sessionId)`.
  */
-export async function startRealCodex(options: CodexAdapterOptions & { model?: string } = {}): Promise<RealCodex> {
+export async function startRealCodex(
+  options: CodexAdapterOptions & { model?: string; control?: () => ChatControl } = {},
+): Promise<RealCodex> {
   const mock = await startMockResponsesServer();
   const tmp = await makeTempDir('toolbridge-codex-real-');
   const codexHome = path.join(tmp.dir, '.codex');
@@ -39,7 +50,8 @@ export async function startRealCodex(options: CodexAdapterOptions & { model?: st
     TMPDIR: process.env.TMPDIR ?? '/tmp',
   };
   const scratchDirs: string[] = [];
-  const registry = createRegistry({ adapters: [recordingScratch(createCodexAdapter(options), scratchDirs)], env });
+  const adapter = options.control ? withChatControl(createCodexAdapter(options), options.control) : createCodexAdapter(options);
+  const registry = createRegistry({ adapters: [recordingScratch(adapter, scratchDirs)], env });
   return {
     mock,
     registry,

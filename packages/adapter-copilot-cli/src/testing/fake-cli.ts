@@ -16,7 +16,8 @@ const USER = { host: 'https://github.com', login: 'fake-user' };
  */
 export const fakeCopilotCli: FakeCliDefinition = {
   bin: 'copilot',
-  noStdin: ['--version', 'login'],
+  // `--acp` (the warm transport) is refused as by a CLI without it: chats then spawn, as these recordings show.
+  noStdin: ['--version', 'login', '--acp'],
   homeFiles: { '.copilot/config.json': JSON.stringify({ loggedInUsers: [USER], lastLoggedInUser: USER }) },
   routes: [
     { argv: ['--version'], stdoutFile: cap('copilot-version.out') },

@@ -89,6 +89,8 @@ const fs = require('fs');
 const path = require('path');
 const argv = process.argv.slice(2);
 if (argv[0] === '--version') { process.stdout.write(${JSON.stringify(REPLAYS.version.stdout)}); return; }
+// The replays are of headless runs: ACP mode (the warm transport) is refused as by a CLI without it, so chats spawn.
+if (argv[0] === '--acp') { process.stderr.write('error: unknown option --acp\\n'); process.exitCode = 1; return; }
 const replay = async (r) => {
   if (r.stderr) process.stderr.write(r.stderr);
   for (const line of (r.stdout || '').split(/(?<=\\n)/)) {

@@ -13,7 +13,8 @@ const CHAT = ['--output-format'];
  */
 export const fakeGeminiCli: FakeCliDefinition = {
   bin: 'gemini',
-  noStdin: ['--version'],
+  // `--acp` (the warm transport) is refused as by a CLI without it: chats then spawn, as these recordings show.
+  noStdin: ['--version', '--acp'],
   homeFiles: {
     '.gemini/settings.json': JSON.stringify({ security: { auth: { selectedType: 'oauth-personal' } } }),
     '.gemini/oauth_creds.json': JSON.stringify({ access_token: 'fake', refresh_token: 'fake' }),

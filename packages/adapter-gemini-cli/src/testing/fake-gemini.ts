@@ -77,6 +77,8 @@ export async function writeFakeGemini(binDir: string, chat: Replay, recordFile: 
 const fs = require('fs');
 const argv = process.argv.slice(2);
 if (argv[0] === '--version') { process.stdout.write(${JSON.stringify(version)}); return; }
+// The replays are of headless runs: ACP mode (the warm transport) is refused as by a CLI without it, so chats spawn.
+if (argv[0] === '--acp') { process.stderr.write('Unknown argument: acp\\n'); process.exitCode = 2; return; }
 const chat = ${JSON.stringify(chat)};
 let input = '';
 process.stdin.on('data', (c) => (input += c));

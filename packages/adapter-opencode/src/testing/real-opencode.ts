@@ -1,6 +1,14 @@
 import path from 'node:path';
 import { createRegistry, type ToolRegistry, type ToolbridgeConfig } from '@toolbridge/core';
-import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, recordingScratch } from '@toolbridge/test-suite';
+import {
+  makeTempDir,
+  pathWith,
+  processesWithEnv,
+  realCliBinDir,
+  recordingScratch,
+  withChatControl,
+  type ChatControl,
+} from '@toolbridge/test-suite';
 import { createOpenCodeAdapter } from '../adapter.js';
 import type { OpenCodeAdapterOptions } from '../options.js';
 import { mockProviderConfig, startMockOpenAIServer, type MockBehaviour, type MockOpenAIServer } from './mock-openai-server.js';
@@ -43,18 +51,20 @@ export function realOpenCodeEnv(home: string, mockBaseURL: string, tmp = process
 /**
  * The real, pinned `opencode` behind a registry with a private sessions directory: a throwaway
  * HOME and XDG dirs, the mock as provider `mock` in `OPENCODE_CONFIG_CONTENT`, models fetch off.
+ * `control` gives each chat an approval gate or an interrupt signal, as core does.
  */
 export async function startRealOpenCode(
   behaviour: MockBehaviour,
   config: ToolbridgeConfig = { opencodeModel: 'mock/mock-model', warmIdleMs: 0 },
-  options: OpenCodeAdapterOptions = {},
+  options: OpenCodeAdapterOptions & { control?: () => ChatControl } = {},
 ): Promise<RealOpenCode> {
   const mock = await startMockOpenAIServer(behaviour);
   const tmp = await makeTempDir('toolbridge-opencode-real-');
   const home = tmp.dir;
   const env = realOpenCodeEnv(home, mock.baseURL);
   const scratchDirs: string[] = [];
-  const adapter = createOpenCodeAdapter({ versionTimeoutMs: SLOW, modelsTimeoutMs: SLOW, authTimeoutMs: SLOW, ...options });
+  const created = createOpenCodeAdapter({ versionTimeoutMs: SLOW, modelsTimeoutMs: SLOW, authTimeoutMs: SLOW, ...options });
+  const adapter = options.control ? withChatControl(created, options.control) : created;
   const registry = createRegistry({
     adapters: [recordingScratch(adapter, scratchDirs)],
     env,

@@ -90,7 +90,9 @@ export async function planTurn(store: SessionStore, adapter: ToolAdapter, req: V
       (record.cwd
         ? await directory(record.cwd, `the working directory of session ${record.id}`, 'library')
         : await store.workDir(record.id));
-    const model = req.model ?? (sameTool ? record.model : undefined);
+    // A turn that names no model follows the tool's own default (or its routing, as Gemini's `auto`):
+    // the session's `model` records what answered last, which is no choice of the caller's.
+    const model = req.model;
     const request: ToolRequest =
       native && (!req.fork || nativeFork)
         ? { ...base, ...(model ? { model } : {}), messages: req.messages, resume: { nativeSessionId: native.sessionId, fork: req.fork } }

@@ -115,6 +115,17 @@ describe('sessions', () => {
     expect((error as Error).message).toBe(`the working directory of session ${first.sessionId} "${mine}" does not exist`);
   });
 
+  it('a turn that names no model follows the tool’s default, not the model that answered before', async () => {
+    const tool = scriptedAdapter('router', { script: () => ({ deltas: ['ok'], model: 'routed-model-7' }) });
+    const { registry } = await setup([tool]);
+    const first = await registry.chat('router', ask('one'));
+    expect(first.model).toBe('routed-model-7');
+    await registry.chat('router', ask('two', { sessionId: first.sessionId }));
+    expect(tool.calls.at(-1)!.request.model).toBeUndefined();
+    await registry.chat('router', ask('three', { sessionId: first.sessionId, model: 'chosen-1' }));
+    expect(tool.calls.at(-1)!.request.model).toBe('chosen-1');
+  });
+
   it('hands a session over to another tool with the transcript; the session then belongs to it and records the change', async () => {
     const a = native('first-tool');
     const b = echo('second-tool');

@@ -57,6 +57,12 @@ export const HealthRecord = Type.Object({
   authStatus: AuthStatus,
   authMethod: Type.Optional(Type.String()),
   authDetail: Type.Optional(Type.String({ description: 'What the login state rests on (which providers have credentials, ...)' })),
+  authSource: Type.Optional(
+    StringEnum(['check', 'chat'] as const, {
+      description:
+        "`check`: the login state the tool's files and variables show; `chat`: a chat its provider refused (401), which stands until a chat succeeds or the login changes",
+    }),
+  ),
   usageLimits: Type.Optional(UsageLimits),
   reason: Type.Optional(Type.String()),
   version: Type.Optional(Type.String()),

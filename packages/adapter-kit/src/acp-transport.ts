@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { raceAbort, type CallContext, type ChatContext, type StreamEvent, type ToolRequest, type WarmLoad } from '@toolbridge/core';
+import { AcpAgent } from './acp-agent.js';
+import { acpTurn, type AcpTurnSpec } from './acp-turn.js';
+import { DEFAULT_WARM_IDLE_MS, warmFingerprint, warmIdleMs } from './fingerprint.js';
+import { retriesOnFreshProcess, WarmPool } from './warm-pool.js';
+
+/** How an adapter starts its agent in ACP mode for one setup. */
+export interface AcpLaunch {
+  command: string;
+  args: readonly string[];
+  env: NodeJS.ProcessEnv;
+  /** Files whose change means a restart: the CLI as found on PATH, its login and config files. */
+  files: readonly (string | undefined)[];
+}
+
+/** What an adapter gives the ACP transport: how to start its agent, and nothing about a turn loop. */
+export interface AcpTransportSpec<S> {
+  toolId: string;
+  name: string;
+  /** `warm: false` in the adapter's options turns the transport off. */
+  enabled?: boolean;
+  /**
+   * The process for a chat's setup (what it is bound to at start: model, permission flags, policy
+   * files). `stateDir` is a private directory the transport removes on close (for files the argv names).
+   */
+  launch(ctx: CallContext, setup: S, stateDir: () => Promise<string>): Promise<AcpLaunch> | AcpLaunch;
+  /** Most agent processes at once (distinct setups); beyond it chats spawn. Default 3. */
+  maxProcesses?: number;
+  /** Bound on start-up (spawn to `initialize` answered). Default 30 s. */
+  startTimeoutMs?: number;
+}
+
+/**
+ * The kit's ACP client transport: one long-lived agent process per setup (`gemini --acp`,
+ * `copilot --acp --stdio`, `qwen --acp`, …), shared by every chat, each chat its own ACP session.
+ * On the warm pool's rules: a process is restarted when its setup's CLI, login or config files
+ * change, shut down after `warmIdleMs` idle, not tried again for a while when it would not start
+ * (chats spawn meanwhile), and a chat whose process died before it said anything is run again on
+ * a fresh one.
+ */
+export class AcpTransport<S> {
+  private readonly launches = new Map<string, AcpLaunch>();
+  private readonly pool: WarmPool<AcpAgent>;
+  private lastSetup?: { key: string; fingerprint: string };
+  private idleMs = DEFAULT_WARM_IDLE_MS;
+  private stateDirPromise?: Promise<string>;
+
+  constructor(private readonly spec: AcpTransportSpec<S>) {
+    this.pool = new WarmPool<AcpAgent>({
+      mode: 'shared',
+      maxMembers: spec.maxProcesses ?? 3,
+      start: (key) =>
+        AcpAgent.start({ ...this.launches.get(key)!, toolId: spec.toolId, name: spec.name, timeoutMs: spec.startTimeoutMs ?? 30_000 }),
+    });
+  }
+
+  /** Why a chat must spawn instead, or undefined when the transport may take it. */
+  spawnReason(ctx: CallContext): string | undefined {
+    if (this.spec.enabled === false) return 'warm transport turned off';
+    if (warmIdleMs(ctx.config) === 0) return 'warmIdleMs is 0';
+    return undefined;
+  }
+
+  private stateDir = (): Promise<string> => (this.stateDirPromise ??= mkdtemp(path.join(tmpdir(), `toolbridge-${this.spec.toolId}-acp-`)));
+
+  private async setupOf(ctx: CallContext, setup: S): Promise<{ key: string; fingerprint: string }> {
+    const launch = await this.spec.launch(ctx, setup, this.stateDir);
+    // The environment is part of what the process is (HOME, keys): hashed, never kept as text in the key.
+    const envHash = createHash('sha256')
+      .update(JSON.stringify(Object.entries(launch.env).sort()))
+      .digest('hex')
+      .slice(0, 16);
+    const key = JSON.stringify([launch.command, launch.args, envHash]);
+    this.launches.set(key, launch);
+    this.lastSetup = { key, fingerprint: warmFingerprint({ args: launch.args }, launch.files) };
+    return this.lastSetup;
+  }
+
+  /**
+   * Run one turn on a warm agent. Returns false when it cannot (no process to be had, an agent
+   * that cannot load sessions asked to continue one, or it began retrying a failed model request
+   * before saying anything): the caller then spawns.
+   */
+  async *stream(request: ToolRequest, ctx: ChatContext, setup: S, turn: AcpTurnSpec): AsyncGenerator<StreamEvent, boolean> {
+    this.idleMs = warmIdleMs(ctx.config);
+    for (let attempt = 0; ; attempt++) {
+      const { key, fingerprint } = await this.setupOf(ctx, setup);
+      const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e: unknown) => {
+        if (ctx.signal.aborted) throw e;
+        return undefined;
+      });
+      if (!lease) return false;
+      const agent = lease.member;
+      const state = { said: false };
+      try {
+        if (request.resume && !agent.info.agentCapabilities?.loadSession) return false;
+        const end = yield* acpTurn(agent, request, ctx, turn, state);
+        // The agent could not load the session (not on its disk, or a CLI that cannot): its native resume over spawn.
+        if (end && 'loadFailed' in end) return false;
+        if (end && 'retrying' in end) {
+          if (!end.said) return false;
+          throw turn.failure('the model request failed and the agent began retrying it');
+        }
+        return true;
+      } catch (e) {
+        if (retriesOnFreshProcess({ attempt, said: state.said }, agent, ctx.signal)) continue;
+        throw e;
+      } finally {
+        lease.release(agent.alive);
+      }
+    }
+  }
+
+  /** Start the process for the default setup ahead of the first chat. */
+  async prewarm(ctx: CallContext, setup: S): Promise<void> {
+    this.idleMs = warmIdleMs(ctx.config);
+    if (this.spawnReason(ctx)) return;
+    const { key, fingerprint } = await this.setupOf(ctx, setup);
+    await this.pool.prewarm(key, fingerprint, this.idleMs);
+  }
+
+  /** For health's `load.warm`: undefined (health says `spawn`) when off, or nothing runs and the latest setup would not start. */
+  load(): WarmLoad | undefined {
+    if (this.spec.enabled === false) return undefined;
+    const load = { ...this.pool.load(), idleTimeoutMs: this.idleMs };
+    const failed = this.lastSetup !== undefined && this.pool.startFailed(this.lastSetup.key, this.lastSetup.fingerprint);
+    return failed && load.processes === 0 ? undefined : load;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+    const dir = await this.stateDirPromise?.catch(() => undefined);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+}
