@@ -223,6 +223,9 @@ describe('bearer token', () => {
       ['/health', {}],
       ['/config', {}],
       ['/openapi.json', {}],
+      ['/queue', {}],
+      ['/usage', {}],
+      ['/usage/windows', {}],
       ['/nothing', {}],
       ['/chat/alpha', { method: 'POST', json: hello }],
     ] as const) {

@@ -89,12 +89,12 @@ export function usageRecordOf(
 
 /** Chats in the period, grouped; groups in key order (days ascending). */
 export function summarize(records: readonly UsageRecord[], query: UsageQuery): UsageSummary {
-  const from = query.since.getTime();
-  const to = query.until.getTime();
+  // Records are stamped with toISOString(): as strings they sort as their times do (no Date.parse per record).
+  const from = query.since.toISOString();
+  const to = query.until.toISOString();
   const groups = new Map<string, UsageGroup>();
   for (const r of records) {
-    const at = Date.parse(r.at);
-    if (!(at >= from && at <= to)) continue;
+    if (!(r.at >= from && r.at <= to)) continue;
     const key = query.groupBy === 'tool' ? r.toolId : query.groupBy === 'day' ? r.at.slice(0, 10) : (r.model ?? 'unknown');
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { key, chats: 0, succeeded: 0, failed: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 }));

@@ -64,6 +64,18 @@ describe('route: headroom', () => {
     expect(used.calls).toHaveLength(0);
   });
 
+  it('a window whose reset has passed no longer counts: that tool counts as unknown (50)', async () => {
+    const past = new Date(Date.now() + 300).toISOString();
+    const reset = scriptedAdapter('reset', {
+      usageLimits: { status: 'available', windows: { five_hour: { usedPercentage: 95, remainingPercentage: 5, resetsAt: past } } },
+    });
+    const mid = scriptedAdapter('mid', { usageLimits: windows(40) });
+    const { orchestrator } = await setup([mid, reset]);
+    expect((await orchestrator.chat(hello, { providers: ['mid', 'reset'], route: 'headroom' })).route.order).toEqual(['mid', 'reset']);
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await orchestrator.chat(hello, { providers: ['mid', 'reset'], route: 'headroom' })).route.order).toEqual(['reset', 'mid']);
+  });
+
   it('refuses an unknown policy and a waitForQuota out of range', async () => {
     const { orchestrator } = await setup([scriptedAdapter('a')]);
     await expect(orchestrator.chat(hello, { providers: ['a'], route: 'cheapest' as 'headroom' })).rejects.toThrow(/route must be one of/);
@@ -76,7 +88,8 @@ describe('waitForQuota', () => {
 
   it('waits for the earliest reset when every provider is out of quota, listed in the queue, then runs', async () => {
     const a = scriptedAdapter('a', { script: coolingFor(60_000) });
-    const b = scriptedAdapter('b', { script: coolingFor(600) });
+    // Long enough that a loaded machine cannot let it pass before the second chat starts.
+    const b = scriptedAdapter('b', { script: coolingFor(2500) });
     const { orchestrator } = await setup([a, b]);
     await expect(orchestrator.chat(hello, { providers: ['a', 'b'] })).rejects.toThrow(FallbackExhaustedError); // both cool down now
     const started = Date.now();
@@ -86,7 +99,7 @@ describe('waitForQuota', () => {
     expect(entry).toMatchObject({ id: expect.any(String), providers: ['a', 'b'] });
     const until = Date.parse(entry!.until);
     expect(until).toBeGreaterThan(started);
-    expect(until).toBeLessThanOrEqual(started + 600 + 2000 + 50);
+    expect(until).toBeLessThanOrEqual(started + 2500 + 2000 + 50);
     const response = await waiting;
     expect(response.toolId).toBe('b');
     expect(Date.now()).toBeGreaterThanOrEqual(until);
@@ -133,7 +146,7 @@ describe('waitForQuota', () => {
   });
 
   it('a stream waits too, then streams the answer', async () => {
-    const a = scriptedAdapter('a', { script: [coolingFor(300)[0]!, { deltas: ['hel', 'lo'] }] });
+    const a = scriptedAdapter('a', { script: [coolingFor(2000)[0]!, { deltas: ['hel', 'lo'] }] });
     const { orchestrator } = await setup([a]);
     await expect(orchestrator.chat(hello, { providers: ['a'] })).rejects.toThrow(FallbackExhaustedError);
     const kinds: string[] = [];

@@ -1,11 +1,13 @@
-import type { RouteInfo, RoutePolicy, ToolRegistry, ToolState } from '@toolbridge/core';
+import { withoutPassedWindows, type RouteInfo, type RoutePolicy, type ToolRegistry, type ToolState } from '@toolbridge/core';
 
 /** What a tool with no known usage windows counts as: neither preferred nor avoided. */
 export const UNKNOWN_HEADROOM = 50;
 
 /** The remaining percentage of the tool's tightest known usage window (50 when none is known). */
-export function headroomOf(state: ToolState): number {
-  const windows = state.usageLimits?.status === 'available' ? Object.values(state.usageLimits.windows ?? {}) : [];
+export function headroomOf(state: ToolState, now = Date.now()): number {
+  // A window whose reset has passed is no longer known: it says nothing about the current one.
+  const limits = state.usageLimits && withoutPassedWindows(state.usageLimits, now);
+  const windows = limits?.status === 'available' ? Object.values(limits.windows ?? {}) : [];
   if (windows.length === 0) return UNKNOWN_HEADROOM;
   return Math.min(...windows.map((w) => w.remainingPercentage));
 }

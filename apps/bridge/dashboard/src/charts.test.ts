@@ -56,6 +56,6 @@ describe('charts', () => {
 
   it('round axis maxima and compact numbers', () => {
     expect([0, 3, 7, 12, 180, 1001].map(niceMax)).toEqual([1, 5, 10, 20, 200, 2000]);
-    expect([12, 1234, 2_500_000].map(compact)).toEqual(['12', '1.2k', '2.5M']);
+    expect([2.5, 12, 1234, 2_500_000].map(compact)).toEqual(['2.5', '12', '1.2k', '2.5M']);
   });
 });

@@ -136,9 +136,9 @@ export function niceMax(n: number): number {
   return [1, 2, 5, 10].map((m) => m * p).find((m) => m >= n) ?? 10 * p;
 }
 
-/** 1234 → "1.2k", 2500000 → "2.5M". */
+/** 2.5 → "2.5", 1234 → "1.2k", 2500000 → "2.5M". */
 export function compact(n: number): string {
   if (n >= 1e6) return `${round(n / 1e6)}M`;
   if (n >= 1e3) return `${round(n / 1e3)}k`;
-  return String(Math.round(n));
+  return String(round(n));
 }
