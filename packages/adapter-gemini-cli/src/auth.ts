@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { alreadyLoggedIn, manualLogin as signInManually, readDotEnv as dotEnv, readJsonFile } from '@toolbridge/adapter-kit';
+import { manualLogin as signInManually, readDotEnv as dotEnv, readJsonFile } from '@toolbridge/adapter-kit';
 import type { AuthStartResult, AuthState } from '@toolbridge/core';
 import { NAME, TOOL_ID } from './config.js';
 
