@@ -93,6 +93,17 @@ describe('copilot adapter (fake CLI replaying real captures)', () => {
     expect(result.message.content).toBe('All done.');
   });
 
+  it('reports a level narrowed by the call’s limit as the others do: requested is what was asked', async () => {
+    const { adapter, ctx } = await setup(REPLAYS.ok, { copilotModel: 'mock-model', permissions: 'full' });
+    const result = await adapterChat(adapter, ask('hi'), { ...ctx(), maxPermissions: 'read-only' });
+    expect(result.metadata.permissions).toMatchObject({
+      requested: 'full',
+      applied: 'read-only',
+      source: 'config',
+      note: expect.stringMatching(/maxPermissions read-only/),
+    });
+  });
+
   it('drops COPILOT_ALLOW_ALL from the environment below full', async () => {
     const { fake, adapter, ctx } = await setup(REPLAYS.ok, undefined, {}, { COPILOT_ALLOW_ALL: 'true' });
     await adapterChat(adapter, ask('hi'), ctx());

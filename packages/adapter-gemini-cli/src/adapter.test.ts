@@ -100,6 +100,17 @@ describe('gemini adapter (fake CLI replaying real captures)', () => {
     expect(result.message.content).toBe('All done.');
   });
 
+  it('reports a level narrowed by the call’s limit as the others do: requested is what was asked', async () => {
+    const { adapter, ctx } = await setup(REPLAYS.ok, { geminiModel: 'm', permissions: 'full' });
+    const result = await adapterChat(adapter, ask('hi'), { ...ctx(), maxPermissions: 'workspace-write' });
+    expect(result.metadata.permissions).toMatchObject({
+      requested: 'full',
+      applied: 'workspace-write',
+      source: 'config',
+      note: expect.stringMatching(/maxPermissions workspace-write/),
+    });
+  });
+
   it('takes the `permissions` config key, never more than asked', async () => {
     const { fake, adapter, ctx } = await setup(REPLAYS.ok, { geminiModel: 'm', permissions: 'workspace-write' });
     expect((await adapterChat(adapter, ask('hi'), ctx())).metadata.permissions).toMatchObject({

@@ -93,12 +93,12 @@ describe('detect', () => {
     expect(d.models).toEqual(['anthropic/claude-sonnet-4-5', 'opencode/big-pickle']);
   });
 
-  it('stays available with no models when the model listing fails', async () => {
+  it('stays available when the model listing fails, its models and capabilities unknown (never "none")', async () => {
     const f = await fake({ models: { stderr: 'Error: database is locked\n', exitCode: 1 } });
     const { ctx, done } = ctxOf(f.env);
     const d = await createOpenCodeAdapter().detect(ctx);
     done();
-    expect(d).toEqual({ available: true, version: '1.18.33', models: [] });
+    expect(d).toEqual({ available: true, version: '1.18.33', models: [], unknown: ['models', 'defaultModel', 'capabilities'] });
   });
 
   it('reports a missing binary as not installed', async () => {

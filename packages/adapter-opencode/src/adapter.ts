@@ -72,7 +72,8 @@ async function detect(o: ResolvedOptions, ctx: CallContext): Promise<DetectResul
   ]);
   if (!version.available) return { available: false, models: [], reason: version.reason };
   // A failing model listing does not make the tool unusable: chats still run with OpenCode's default.
-  const catalog = models && models.exitCode === 0 ? parseModels(models.stdout) : { models: [], vision: new Set<string>() };
+  const listingFailed = !models || models.exitCode !== 0;
+  const catalog = listingFailed ? { models: [], vision: new Set<string>() } : parseModels(models.stdout);
   const listed = catalog.models;
   const configured = configuredModel(ctx.config);
   const result: DetectResult = { available: true, version: version.version, models: listed };
@@ -84,6 +85,9 @@ async function detect(o: ResolvedOptions, ctx: CallContext): Promise<DetectResul
     result.defaultModel = listed[0];
   }
   if (result.defaultModel && catalog.vision.has(result.defaultModel)) result.capabilities = ['vision'];
+  // A listing that failed (`models --verbose` timed out under load) says nothing about models or images:
+  // unknown, never "none" (core keeps the last good answer, or lets a chat with an image try).
+  if (listingFailed) result.unknown = configured ? ['models', 'capabilities'] : ['models', 'defaultModel', 'capabilities'];
   return result;
 }
 

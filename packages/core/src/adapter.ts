@@ -71,7 +71,16 @@ export interface DetectResult {
   capabilities?: Capability[];
   /** Why the tool is not available (not installed, unreachable, ...). */
   reason?: string;
+  /**
+   * Fields whose probe failed this time (a listing that timed out): a failed probe is "unknown",
+   * never "no". Discovery keeps the last good answer for them, or reports them unknown (and lets a
+   * chat try), and probes again soon.
+   */
+  unknown?: readonly ProbedField[];
 }
+
+/** What a detect() probe fills and may fail to: the model list, the default model, the capabilities. */
+export type ProbedField = 'models' | 'defaultModel' | 'capabilities';
 
 /**
  * A stream event. A stream ends with exactly one `result` or throws. `approval` events are core's

@@ -79,7 +79,10 @@ export function refusalOf(deps: ExecutionDeps, adapter: ToolAdapter, request: Va
     return new ToolUnavailableError(known.reason ?? `${adapter.name} is not available`, { toolId: adapter.id });
   if (request.imageCount > 0) {
     // Discovery speaks for the default model; a model the request names is the adapter's to judge.
-    const vision = adapter.features.images === true && (request.model !== undefined || !known || known.capabilities.includes('vision'));
+    // Capabilities a probe could not read are unknown, not "no": the chat may try.
+    const vision =
+      adapter.features.images === true &&
+      (request.model !== undefined || !known || known.capabilities.includes('vision') || known.unknown?.includes('capabilities') === true);
     if (!vision) {
       return new InvalidRequestError(`${adapter.name} cannot take images${known?.defaultModel ? ` (model ${known.defaultModel})` : ''}`, {
         toolId: adapter.id,

@@ -12,6 +12,7 @@ export type {
   CompletionRequest,
   CompletionResult,
   DetectResult,
+  ProbedField,
   StreamEvent,
   ToolAdapter,
   ToolRequest,

@@ -58,7 +58,8 @@ export async function preflight(
   const cannotAsk = approvalsRefusal(adapter, request);
   if (cannotAsk) return { reason: 'unsupported', error: cannotAsk };
   // Discovery speaks for the default model; a model the request names is the adapter's to judge.
-  if (request.imageCount > 0 && !(adapter.features.images && (request.model !== undefined || tool.capabilities.includes('vision')))) {
+  const vision = request.model !== undefined || tool.capabilities.includes('vision') || tool.unknown?.includes('capabilities') === true;
+  if (request.imageCount > 0 && !(adapter.features.images && vision)) {
     return {
       reason: 'unsupported',
       error: new InvalidRequestError(`${adapter.name} cannot take images`, {

@@ -29,6 +29,12 @@ export const Tool = Type.Object({
   models: Type.Array(Type.String()),
   defaultModel: Type.Optional(Type.String()),
   reason: Type.Optional(Type.String({ description: 'Why the tool is not available' })),
+  unknown: Type.Optional(
+    Type.Array(StringEnum(['models', 'defaultModel', 'capabilities'] as const), {
+      description:
+        'Fields the last probe could not fill (and no earlier probe had): unknown, not "none"; a chat may still try (an image to a model whose capabilities are unknown)',
+    }),
+  ),
   features: Type.Optional(
     Type.Record(Type.String(), Type.Unknown(), {
       description: 'What the tool can do beyond plain chat (sessions, structured output, images, ...)',
