@@ -34,8 +34,8 @@ export function launch(
   const direct = () => {
     try {
       const detached = process.platform !== 'win32';
-      // A watched server gets no input, as under a guard of its own (with an open stdin pipe,
-      // `opencode serve` answered no chat within 90 s, measured).
+      // A watched server gets no input, exactly as under a guard of its own (which gives the tool
+      // none): nothing it could wait on or read from this process.
       const stdin = shared ? 'ignore' : 'pipe';
       const child = crossSpawn(file, argv, { cwd: o.cwd, env, stdio: [stdin, 'pipe', 'pipe'], detached, windowsHide: true });
       // Told at once, in the same turn as the ready check above (a message on an open channel):
