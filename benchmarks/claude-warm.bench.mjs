@@ -38,7 +38,8 @@ export default async function () {
   };
   const work = path.join(home.dir, 'work');
   await mkdir(work, { recursive: true });
-  const bridge = await startBridge(env);
+  // Named, as a user who wants it warm at once would (a tool not used lately starts on its first chat).
+  const bridge = await startBridge(env, ['--warm-up', 'claude-code']);
   try {
     await direct(env, work); // warm-up: the page cache, not a process
     const cold = [];

@@ -75,7 +75,8 @@ export default async function () {
   };
   // The bridge has this environment too (the kit's spawner has none); everything else under it is Codex.
   const codexPids = (bridgePid) => processesWithEnv(`CODEX_HOME=${codexHome}`).filter((pid) => pid !== bridgePid);
-  const bridge = await startBridge(env);
+  // Named, as a user who wants it warm at once would (a tool not used lately starts on its first chat).
+  const bridge = await startBridge(env, ['--warm-up', 'codex']);
   try {
     await direct(env, home.dir); // warm-up: the page cache, not a process
     const cold = [];

@@ -46,7 +46,8 @@ export default async function () {
     TOOLBRIDGE_OPENCODE_MODEL: 'mock/mock-model',
     TOOLBRIDGE_LOG: 'off',
   };
-  const bridge = await startBridge(env);
+  // Named, as a user who wants it warm at once would (a tool not used lately starts on its first chat).
+  const bridge = await startBridge(env, ['--warm-up', 'opencode']);
   try {
     await direct(env, project); // warm-up: the page cache and OpenCode's first-run files, not a process
     const cold = [];

@@ -34,7 +34,10 @@ export function launch(
   const direct = () => {
     try {
       const detached = process.platform !== 'win32';
-      const child = crossSpawn(file, argv, { cwd: o.cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached, windowsHide: true });
+      // A watched server gets no input, exactly as under a guard of its own (which gives the tool
+      // none): nothing it could wait on or read from this process.
+      const stdin = shared ? 'ignore' : 'pipe';
+      const child = crossSpawn(file, argv, { cwd: o.cwd, env, stdio: [stdin, 'pipe', 'pipe'], detached, windowsHide: true });
       // Told at once, in the same turn as the ready check above (a message on an open channel):
       // the only moment this process could die leaving the tool unwatched is this line.
       const unwatch = shared && child.pid !== undefined ? watchGroup(child.pid) : undefined;
