@@ -126,7 +126,8 @@ describe('dashboard in Chromium', () => {
     await expect(card('Codex').getByRole('progressbar', { name: '7-day window' }).getAttribute('aria-valuenow')).resolves.toBe('7');
     const usage = (await card('Codex').locator('.usage').innerText()).replace(/\s+/g, ' ');
     expect(usage).toContain('plan plus');
-    expect(usage).toMatch(/57\.5% left · resets \d\d:\d\d \(in 2 h 1\d min\)/);
+    // The reset is shown as a time of day, with the date in front when it falls on another day (after midnight).
+    expect(usage).toMatch(/57\.5% left · resets (\w{3} \d{1,2} \w{3}, )?\d\d:\d\d \(in 2 h 1\d min\)/);
   });
 
   it('the playground streams an answer from one tool and shows model, token usage and latency', async () => {
