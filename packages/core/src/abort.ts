@@ -19,7 +19,11 @@ export function abortReasonOf(signal: AbortSignal, toolId?: string, what?: strin
 
 /** Reject with the signal's reason as soon as it aborts. */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // Nobody else may be waiting for `promise`: its own rejection must not go unhandled.
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
