@@ -12,7 +12,7 @@ import { startServer, type RunningBridge } from './server.js';
  * number of tool processes never exceeds the limits, none is left after, and
  * the bridge is healthy after.
  */
-const TOOLS = ['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'qwen-code', 'ollama'] as const;
+const TOOLS = ['codex', 'claude-code', 'opencode', 'gemini', 'copilot', 'pi', 'qwen-code', 'ollama'] as const;
 const BINS: readonly FakeCli[] = FAKE_CLIS;
 const LIMIT = { maxConcurrent: 2, maxQueued: 4 };
 const TOTAL = 200;
@@ -105,7 +105,7 @@ describe('bridge under load', () => {
     expect(answered).toBeGreaterThan(TOTAL / 4);
     expect(refused).toBeGreaterThan(0); // the limits were reached, so this run tested them
 
-    // Five CLI tools, each allowed two processes at once (a fake tool is one process).
+    // The CLI tools, each allowed two processes at once (a fake tool is one process).
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThanOrEqual(BINS.length * LIMIT.maxConcurrent);
 
@@ -118,7 +118,10 @@ describe('bridge under load', () => {
       // No per-chat probes: chats reuse the discovery and login state the bridge already has.
       expect(runs.filter((r) => r.argv[0] === '--version').length).toBeLessThanOrEqual(2);
       expect(runs.filter((r) => r.argv[0] === 'login' || r.argv[0] === 'auth').length).toBe(0);
-      const chats = runs.filter((r) => ['exec', '-p', 'run', '--output-format', '--output-format=json'].includes(r.argv[0]!)).length;
+      // A chat's run: each tool's one-shot command (Pi's `--mode json`; its `--mode rpc` start is refused by the fake).
+      const isChat = (argv: readonly string[]) =>
+        ['exec', '-p', 'run', '--output-format', '--output-format=json'].includes(argv[0]!) || (argv[0] === '--mode' && argv[1] === 'json');
+      const chats = runs.filter((r) => isChat(r.argv)).length;
       expect(chats).toBeGreaterThan(0);
       toolRuns += chats;
     }
