@@ -40,6 +40,7 @@ describe('node apps/bridge/dist/cli.js', () => {
         ['gemini', 'healthy'],
         ['copilot', 'healthy'],
         ['pi', 'healthy'],
+        ['qwen-code', 'healthy'],
         ['ollama', 'healthy'],
       ]);
       const chat = await fetch(`${url}/chat/codex`, {

@@ -74,9 +74,11 @@ describe('no orphans, whatever ends the chat', () => {
     await Promise.all(calls);
     await settled();
     // Only the 20 chats that held slots ever ran: the 10 queued ones left without starting a tool.
-    // (Codex and OpenCode try their warm `app-server` / `serve` first, which the fakes refuse at
-    // once: those are no chat's runs.)
-    const runs = (await Promise.all(BINS.map((b) => machine.runs(b)))).flat().filter((r) => !['app-server', 'serve'].includes(r.argv[0]!));
+    // (Codex and OpenCode try their warm `app-server` / `serve` first, Gemini and Copilot their
+    // `--acp` mode, Pi its `--mode rpc`, which the fakes refuse at once: those are no chat's runs.)
+    const warmStart = (argv: readonly string[]) =>
+      ['app-server', 'serve'].includes(argv[0]!) || argv.includes('--acp') || (argv[0] === '--mode' && argv[1] === 'rpc');
+    const runs = (await Promise.all(BINS.map((b) => machine.runs(b)))).flat().filter((r) => !warmStart(r.argv));
     expect(runs.length).toBe(slots);
   }, 30_000);
 
