@@ -1,5 +1,5 @@
-import { defineAdapter, probeVersion, resolvePermissions } from '@toolbridge/adapter-kit';
-import type { CallContext, DetectResult, ToolAdapter } from '@toolbridge/core';
+import { acpMcpServers, defineAdapter, mcpServersNeedAcp, probeVersion, resolvePermissions } from '@toolbridge/adapter-kit';
+import { InvalidRequestError, type CallContext, type DetectResult, type ToolAdapter } from '@toolbridge/core';
 import { checkCopilotAuth, copilotLogin } from './auth.js';
 import { resolveCopilotBinary } from './binary.js';
 import { copilotConfig, NAME, TOOL_ID } from './config.js';
@@ -36,6 +36,8 @@ export function createCopilotCliAdapter(options: CopilotCliAdapterOptions = {}):
       warm: options.warm !== false,
       approvals: true,
       interrupt: true,
+      // Over ACP only (`session/new.mcpServers`), url servers only: the headless spawn path has no per-chat MCP servers.
+      mcpServers: true,
     },
 
     async detect(ctx): Promise<DetectResult> {
@@ -70,9 +72,22 @@ export function createCopilotCliAdapter(options: CopilotCliAdapterOptions = {}):
       const permissions = resolvePermissions(request, ctx);
       const model = modelFor(request.model, ctx);
       checkRequest(request, model);
-      if (!warm.spawnReason(ctx)) {
+      const spawnReason = warm.spawnReason(ctx);
+      if (request.mcpServers?.length) {
+        if (spawnReason) throw mcpServersNeedAcp(NAME, TOOL_ID, spawnReason);
+        // Measured (1.0.102): its ACP side logs `Rejecting non-http/sse MCP server "<name>" from client` and never starts it.
+        const stdio = request.mcpServers.find((s) => 'command' in s);
+        if (stdio) {
+          throw new InvalidRequestError(`${NAME} takes only url MCP servers from Toolbridge ("${stdio.name}" has a command)`, {
+            toolId: TOOL_ID,
+            publicDetails: { reason: 'unsupported', feature: 'mcpServers' },
+          });
+        }
+      }
+      if (!spawnReason) {
         const setup = { level: permissions.level, model, addDirs: request.additionalDirs };
-        if (yield* warm.stream(request, ctx, setup, copilotTurnSpec(options, ctx, permissions, model))) return;
+        const turn = { ...copilotTurnSpec(options, ctx, permissions, model), mcpServers: acpMcpServers(request.mcpServers) };
+        if (yield* warm.stream(request, ctx, setup, turn)) return;
       }
       yield* runTurn(options, request, ctx, { ...permissions, model });
     },

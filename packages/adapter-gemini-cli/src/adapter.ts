@@ -1,5 +1,12 @@
-import { defineAdapter, probeVersion, resolvePermissions } from '@toolbridge/adapter-kit';
-import type { CallContext, DetectResult, PermissionLevel, ToolAdapter, ToolRequest } from '@toolbridge/core';
+import { acpMcpServers, defineAdapter, mcpServersNeedAcp, probeVersion, resolvePermissions } from '@toolbridge/adapter-kit';
+import {
+  InvalidRequestError,
+  type CallContext,
+  type DetectResult,
+  type PermissionLevel,
+  type ToolAdapter,
+  type ToolRequest,
+} from '@toolbridge/core';
 import { checkGeminiAuth, geminiDir, manualLogin, readJsonFile } from './auth.js';
 import { geminiConfig, NAME, TOOL_ID } from './config.js';
 import type { GeminiCliAdapterOptions } from './options.js';
@@ -47,6 +54,8 @@ export function createGeminiCliAdapter(options: GeminiCliAdapterOptions = {}): T
       warm: options.warm !== false,
       approvals: true,
       interrupt: true,
+      // Over ACP only (`session/new.mcpServers`): the headless spawn path has no per-chat MCP servers.
+      mcpServers: true,
     },
 
     async detect(ctx): Promise<DetectResult> {
@@ -75,9 +84,21 @@ export function createGeminiCliAdapter(options: GeminiCliAdapterOptions = {}): T
       const model = await modelFor(request.model, ctx);
       checkRequest(request, model);
       // A fork copies the session file into a new run: only the spawn path can (ACP has no fork).
-      if (!request.resume?.fork && !warm.spawnReason(ctx)) {
+      const spawnReason = request.resume?.fork ? 'a fork runs on the spawn path' : warm.spawnReason(ctx);
+      if (request.mcpServers?.length) {
+        if (spawnReason) throw mcpServersNeedAcp(NAME, TOOL_ID, spawnReason);
+        // The level's admin policy denies `mcp_*` below full (MCP tools are not confined to the workspace).
+        if (permissions.level !== 'full') {
+          throw new InvalidRequestError(`${NAME} takes MCP servers only at "full" permissions: below it every MCP tool is denied`, {
+            toolId: TOOL_ID,
+            publicDetails: { reason: 'unsupported', feature: 'mcpServers' },
+          });
+        }
+      }
+      if (!spawnReason) {
         const setup = await setupOf(request, ctx, permissions.level);
-        if (yield* warm.stream(request, ctx, setup, geminiTurnSpec(ctx, permissions))) return;
+        const turn = { ...geminiTurnSpec(ctx, permissions), mcpServers: acpMcpServers(request.mcpServers) };
+        if (yield* warm.stream(request, ctx, setup, turn)) return;
       }
       yield* runTurn(options, request, ctx, { ...permissions, model });
     },

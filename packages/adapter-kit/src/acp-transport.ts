@@ -2,11 +2,30 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { raceAbort, type CallContext, type ChatContext, type StreamEvent, type ToolRequest, type WarmLoad } from '@toolbridge/core';
+import {
+  InvalidRequestError,
+  raceAbort,
+  type CallContext,
+  type ChatContext,
+  type StreamEvent,
+  type ToolRequest,
+  type WarmLoad,
+} from '@toolbridge/core';
 import { AcpAgent } from './acp-agent.js';
 import { acpTurn, type AcpTurnSpec } from './acp-turn.js';
 import { DEFAULT_WARM_IDLE_MS, warmFingerprint, warmIdleMs } from './fingerprint.js';
 import { retriesOnFreshProcess, WarmPool } from './warm-pool.js';
+
+/**
+ * `mcpServers` reach an ACP agent only in `session/new` / `session/load`: a chat with them that the
+ * warm transport cannot take is refused (the spawn path would drop them). `why` names the cause.
+ */
+export function mcpServersNeedAcp(name: string, toolId: string, why: string): InvalidRequestError {
+  return new InvalidRequestError(`${name} takes MCP servers only over its warm ACP transport, and ${why}`, {
+    toolId,
+    publicDetails: { reason: 'unsupported', feature: 'mcpServers' },
+  });
+}
 
 /** How an adapter starts its agent in ACP mode for one setup. */
 export interface AcpLaunch {
@@ -67,14 +86,15 @@ export class AcpTransport<S> {
 
   private stateDir = (): Promise<string> => (this.stateDirPromise ??= mkdtemp(path.join(tmpdir(), `toolbridge-${this.spec.toolId}-acp-`)));
 
-  private async setupOf(ctx: CallContext, setup: S): Promise<{ key: string; fingerprint: string }> {
+  private async setupOf(ctx: CallContext, setup: S, turn?: AcpTurnSpec): Promise<{ key: string; fingerprint: string }> {
     const launch = await this.spec.launch(ctx, setup, this.stateDir);
     // The environment is part of what the process is (HOME, keys): hashed, never kept as text in the key.
-    const envHash = createHash('sha256')
-      .update(JSON.stringify(Object.entries(launch.env).sort()))
-      .digest('hex')
-      .slice(0, 16);
-    const key = JSON.stringify([launch.command, launch.args, envHash]);
+    const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
+    // A chat's MCP servers (their env and headers hold secrets: hashed too) get a process of their own:
+    // a session lives in the process that made it, so a live session made without them (or with
+    // others) is never continued with them, and a session continued elsewhere is loaded with them.
+    const mcp = turn?.mcpServers?.length ? hash(turn.mcpServers) : undefined;
+    const key = JSON.stringify([launch.command, launch.args, hash(Object.entries(launch.env).sort()), ...(mcp ? [mcp] : [])]);
     this.launches.set(key, launch);
     this.lastSetup = { key, fingerprint: warmFingerprint({ args: launch.args }, launch.files) };
     return this.lastSetup;
@@ -87,22 +107,27 @@ export class AcpTransport<S> {
    */
   async *stream(request: ToolRequest, ctx: ChatContext, setup: S, turn: AcpTurnSpec): AsyncGenerator<StreamEvent, boolean> {
     this.idleMs = warmIdleMs(ctx.config);
+    // The spawn path the caller falls back to cannot take MCP servers: refused, never silently dropped.
+    const cannot = (why: string): false => {
+      if (!turn.mcpServers?.length) return false;
+      throw mcpServersNeedAcp(this.spec.name, this.spec.toolId, why);
+    };
     for (let attempt = 0; ; attempt++) {
-      const { key, fingerprint } = await this.setupOf(ctx, setup);
+      const { key, fingerprint } = await this.setupOf(ctx, setup, turn);
       const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e: unknown) => {
         if (ctx.signal.aborted) throw e;
         return undefined;
       });
-      if (!lease) return false;
+      if (!lease) return cannot('no agent process could be started');
       const agent = lease.member;
       const state = { said: false };
       try {
-        if (request.resume && !agent.info.agentCapabilities?.loadSession) return false;
+        if (request.resume && !agent.info.agentCapabilities?.loadSession) return cannot('the agent cannot load sessions');
         const end = yield* acpTurn(agent, request, ctx, turn, state);
         // The agent could not load the session (not on its disk, or a CLI that cannot): its native resume over spawn.
-        if (end && 'loadFailed' in end) return false;
+        if (end && 'loadFailed' in end) return cannot('the agent could not load the session');
         if (end && 'retrying' in end) {
-          if (!end.said) return false;
+          if (!end.said) return cannot('the model request failed and the agent began retrying it');
           throw turn.failure('the model request failed and the agent began retrying it');
         }
         return true;

@@ -31,6 +31,6 @@ export { descendants, groupRssBytes, pidsWithEnv, processRunning } from './proc.
 export { retriesOnFreshProcess, WarmPool, type WarmLease, type WarmMember, type WarmPoolOptions } from './warm-pool.js';
 export { DEFAULT_WARM_IDLE_MS, envFingerprint, warmFingerprint, warmIdleMs, whichOnPath } from './fingerprint.js';
 export { AcpAgent, AcpRequestError, type AcpAgentLaunch, type AcpSessionListener } from './acp-agent.js';
-export { AcpTransport, type AcpLaunch, type AcpTransportSpec } from './acp-transport.js';
+export { AcpTransport, mcpServersNeedAcp, type AcpLaunch, type AcpTransportSpec } from './acp-transport.js';
 export { acpTurn, promptBlocks, type AcpNotice, type AcpPromptResponse, type AcpTurnEnd, type AcpTurnSpec } from './acp-turn.js';
 export { activityOfPlan, activityOfToolCall, approvalOfToolCall, mergeToolCall, type AcpToolCall } from './acp-updates.js';

@@ -9,3 +9,4 @@ export * from './scripted-adapter.js';
 export * from './process-adapter.js';
 export * from './chat-control.js';
 export * from './mock-openai-chat.js';
+export * from './mcp-test-servers.js';
