@@ -13,7 +13,7 @@ describe('Toolbridge failures as AI SDK errors (real ai 7)', () => {
   it('an unknown tool id is a NoSuchModelError when the model is made; only language models exist', async () => {
     const { provider } = await setup();
     expect(() => provider('nope/some-model')).toThrow(NoSuchModelError);
-    expect(() => provider('nope')).toThrow(/known tools: codex, claude-code, opencode, gemini, copilot, ollama/);
+    expect(() => provider('nope')).toThrow(/known tools: codex, claude-code, opencode, gemini, copilot, pi, qwen-code, ollama/);
     expect(() => provider.embeddingModel('codex')).toThrow(NoSuchModelError);
     expect(provider.languageModel('opencode/anthropic/claude-sonnet-4-5')).toMatchObject({
       specificationVersion: 'v4',
