@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { defineAdapter, probeVersion, resolvePermissions } from '@toolbridge/adapter-kit';
-import { ToolUnavailableError, type CallContext, type ToolAdapter } from '@toolbridge/core';
+import { InvalidRequestError, ToolUnavailableError, type CallContext, type ToolAdapter } from '@toolbridge/core';
 import { checkQwenAuth, manualLogin, readSettings } from './auth.js';
 import { NAME, qwenCodeConfig, TOOL_ID } from './config.js';
 import { listModels } from './models.js';
@@ -59,6 +59,13 @@ export function createQwenCodeAdapter(options: QwenCodeAdapterOptions = {}): Too
         if (!chosen.ok) throw new ToolUnavailableError(chosen.reason, { toolId: TOOL_ID });
         const turn: QwenTurn = { permissions: resolvePermissions(request, ctx), model: request.model ?? s.model, node: chosen.path };
         if (yield* warm.stream(request, ctx, turn)) return;
+        // Only the warm process can ask: a one-shot run would do every action the level allows unasked.
+        if (ctx.approvals) {
+          throw new InvalidRequestError(
+            'Qwen Code asks for approvals only on its warm process, and this chat would run one-shot (a JSON answer, images, a fork, a session no process holds, or no warm process free): send it without approvals "ask", or retry',
+            { toolId: TOOL_ID, publicDetails: { reason: 'unsupported', feature: 'approvals' } },
+          );
+        }
         yield* oneShotTurn(options, request, ctx, turn);
       })();
     },

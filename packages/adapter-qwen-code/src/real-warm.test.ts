@@ -86,6 +86,15 @@ describe('real qwen 0.24.4, warm (stream-json input)', () => {
     expect(existsSync(file)).toBe(true);
   }, 300_000);
 
+  it('a chat asking for approvals that would run one-shot (a JSON answer) is refused before anything runs', async () => {
+    const before = mock.requests.length;
+    const gate = { ask: async () => ({ allow: true }) };
+    const json = ask('answer in JSON', { permissions: 'full', responseFormat: { type: 'json_schema', schema: { type: 'object' } } });
+    const error = await adapterChat(adapter, json, ctxOf({ approvals: gate })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'invalid_request', publicDetails: { reason: 'unsupported', feature: 'approvals' } });
+    expect(mock.requests.length).toBe(before);
+  }, 60_000);
+
   it('an interrupt ends the turn natively with finishReason "interrupted", the process kept', async () => {
     mock.queue.push({ kind: 'hang' });
     const interrupt = new AbortController();
