@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { parseJsonLine, processRunning, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { endGracefully, parseJsonLine, processRunning, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, raceAbort } from '@toolbridge/core';
 import { TOOL_ID } from './config.js';
 import { failureWithoutResult, type ExitInfo } from './failures.js';
@@ -235,10 +235,7 @@ export class ClaudeProcess implements WarmMember {
 
   /** End it: close stdin (an idle process exits in ~25 ms), then the process group; remove its directory. */
   async close(): Promise<void> {
-    this.proc.endInput();
-    const timer = setTimeout(() => this.proc.kill(), EXIT_GRACE_MS);
-    await this.proc.result.catch(() => undefined);
-    clearTimeout(timer);
+    await endGracefully(this.proc, EXIT_GRACE_MS);
     await this.reader;
     await rm(this.spec.dir, { recursive: true, force: true }).catch(() => undefined);
   }

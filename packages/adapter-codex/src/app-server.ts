@@ -1,5 +1,5 @@
 import { tmpdir } from 'node:os';
-import { descendants, parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { descendants, endGracefully, parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
 import { cleanStderr, TOOL_ID } from './failures.js';
 
@@ -217,13 +217,6 @@ export class AppServer implements WarmMember {
 
   /** Close stdin (the server then exits by itself), kill its group if it has not after a grace period, and wait. */
   async close(): Promise<void> {
-    this.proc.endInput();
-    const exited = this.proc.result.then(
-      () => true,
-      () => true,
-    );
-    const inTime = await Promise.race([exited, new Promise<boolean>((r) => setTimeout(() => r(false), 3000).unref())]);
-    if (!inTime) this.proc.kill();
-    await exited;
+    await endGracefully(this.proc, 3000);
   }
 }

@@ -11,6 +11,7 @@ import {
   type SessionNotification,
 } from '@agentclientprotocol/sdk';
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
+import { endGracefully } from './end-gracefully.js';
 import { spawnProcess, type RunningProcess } from './runner.js';
 import type { WarmMember } from './warm-pool.js';
 
@@ -200,13 +201,6 @@ export class AcpAgent implements WarmMember {
 
   /** Close stdin (the agent then exits by itself), kill its group if it has not after a grace period, and wait. */
   async close(): Promise<void> {
-    this.proc.endInput();
-    const exited = this.proc.result.then(
-      () => true,
-      () => true,
-    );
-    const inTime = await Promise.race([exited, new Promise<boolean>((r) => setTimeout(() => r(false), 3000).unref())]);
-    if (!inTime) this.proc.kill();
-    await exited;
+    await endGracefully(this.proc, 3000);
   }
 }

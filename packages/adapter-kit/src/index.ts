@@ -4,6 +4,7 @@
  * credential and usage reading.
  */
 export { otherActivity } from './activity.js';
+export { endGracefully } from './end-gracefully.js';
 export { approveAction, insideRoots, refusedByLevel } from './approvals.js';
 export { acpMcpServers, mcpConfigJson, type AcpMcpServer, type McpConfigServer } from './mcp-servers.js';
 export { adapterConfig, configPrefix, type AdapterConfig, type KeyDeclaration } from './config.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { endGracefully, parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, raceAbort, tail } from '@toolbridge/core';
 import { TOOL_ID } from './config.js';
 
@@ -139,12 +139,7 @@ export class RpcProcess implements WarmMember {
   }
 
   async close(): Promise<void> {
-    if (!this.ended) {
-      this.proc.endInput();
-      const grace = setTimeout(() => this.proc.kill(), 2_000);
-      await this.reader;
-      clearTimeout(grace);
-    }
+    if (!this.ended) await endGracefully(this.proc, 2_000);
     await this.reader;
   }
 

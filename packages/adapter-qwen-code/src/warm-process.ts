@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { endGracefully, parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError } from '@toolbridge/core';
 import { NAME, TOOL_ID } from './config.js';
 import { failureWithoutResult, type ExitInfo } from './failures.js';
@@ -149,10 +149,7 @@ export class QwenProcess implements WarmMember {
   }
 
   async close(): Promise<void> {
-    if (!this.ended) this.proc.endInput();
-    const timer = setTimeout(() => this.proc.kill(), 2000);
-    await this.proc.result.catch(() => undefined);
-    clearTimeout(timer);
+    await endGracefully(this.proc, 2000);
     this.ended = true;
   }
 }
