@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startMockChatGptBackend, type MockChatGptBackend, type WhamAnswer } from './testing/mock-chatgpt-backend.js';
+import { startMockChatGptBackend, type MockChatGptBackend, type WhamAnswer, type WhamUsage } from './testing/mock-chatgpt-backend.js';
 import { startRealCodex, type RealCodex } from './testing/real-codex.js';
 
 /**
@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 const now = () => Math.floor(Date.now() / 1000);
-function usage(primaryUsed: number, secondaryUsed: number): WhamAnswer & { plan_type: string } {
+function usage(primaryUsed: number, secondaryUsed: number): WhamUsage {
   return {
     plan_type: 'pro',
     primary: { used_percent: primaryUsed, limit_window_seconds: 18_000, reset_at: now() + 3_600 },

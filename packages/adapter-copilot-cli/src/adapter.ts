@@ -4,6 +4,7 @@ import { checkCopilotAuth, copilotLogin } from './auth.js';
 import { resolveCopilotBinary } from './binary.js';
 import { copilotConfig, NAME, TOOL_ID } from './config.js';
 import type { CopilotCliAdapterOptions } from './options.js';
+import { readCopilotQuota } from './quota.js';
 import { checkRequest, runTurn } from './spawn.js';
 import { copilotTurnSpec, copilotWarm } from './warm.js';
 
@@ -62,11 +63,7 @@ export function createCopilotCliAdapter(options: CopilotCliAdapterOptions = {}):
 
     checkAuth: (ctx) => checkCopilotAuth(ctx.env),
     startAuth: (ctx) => login.start(ctx, () => checkCopilotAuth(ctx.env)),
-    usageLimits: async () => ({
-      status: 'unavailable',
-      reason:
-        "Copilot CLI keeps no quota on disk: a plan's premium-request allowance is only fetched from GitHub while it runs (each chat's premium requests are in its metadata)",
-    }),
+    usageLimits: (ctx) => readCopilotQuota(ctx.env),
 
     async *stream(request, ctx) {
       const permissions = resolvePermissions(request, ctx);

@@ -10,8 +10,15 @@ export interface WhamWindow {
   reset_at: number;
 }
 
+/** The usage `GET /backend-api/wham/usage` answers with. */
+export interface WhamUsage {
+  plan_type: string;
+  primary?: WhamWindow;
+  secondary?: WhamWindow;
+}
+
 /** What `GET /backend-api/wham/usage` answers: the usage, or an HTTP error. */
-export type WhamAnswer = { plan_type: string; primary?: WhamWindow; secondary?: WhamWindow } | { status: number; body: unknown };
+export type WhamAnswer = WhamUsage | { status: number; body: unknown };
 
 export interface MockChatGptBackend {
   /** `http://127.0.0.1:PORT/backend-api/`: Codex's `chatgpt_base_url`. */
