@@ -16,7 +16,8 @@ function modelFor(requested: string | undefined, ctx: CallContext): string | und
 /**
  * GitHub Copilot CLI (`copilot` on PATH). Chats run `copilot --output-format=json` headless with
  * the conversation on stdin; sign-in state is read offline from Copilot's config, the
- * environment and the GitHub CLI's login; `startAuth()` relays the device code of `copilot login`.
+ * environment and the GitHub CLI's login; `startAuth()` relays the device code of `copilot login`;
+ * the premium-request allowance from Copilot's cache of GitHub's `copilot_internal/user` answer.
  */
 export function createCopilotCliAdapter(options: CopilotCliAdapterOptions = {}): ToolAdapter {
   const command = options.command ?? 'copilot';
