@@ -125,6 +125,14 @@ export class CodexWarm {
     }
   }
 
+  /** The running server of this setup, if one runs now (none is started): for reading its rate limits. */
+  running(ctx: CallContext, turn: TurnSettings): AppServer | undefined {
+    if (this.spawnReason(ctx, turn)) return undefined;
+    const { key, fingerprint } = this.keyOf(ctx, turn.codexHome);
+    const server = this.pool.peek(key, fingerprint);
+    return server && !server.retired ? server : undefined;
+  }
+
   /** Start the server for the default settings ahead of the first chat (`serve` start-up). */
   async prewarm(ctx: CallContext, turn: TurnSettings): Promise<void> {
     this.idleMs = warmIdleMs(ctx.config);
