@@ -72,7 +72,14 @@ describe.each(TRANSPORTS)('mcpServers handed to real codex 0.169.0 (%s)', (trans
     const server = await writeStdioMcpServer(codex.home, 'tiny', marks, { SECRET_TOKEN: SECRET });
     const before = codex.mock.modelRequests().length;
     codex.mock.queue(
-      { kind: 'calls', calls: [{ type: 'function_call', namespace: 'mcp__tiny', name: 'lookup', arguments: { key: 'alpha' } }] },
+      {
+        kind: 'calls',
+        calls: [
+          { type: 'function_call', namespace: 'mcp__tiny', name: 'lookup', arguments: { key: 'alpha' } },
+          // The commands the model runs must not see the secrets Codex holds for the servers.
+          { type: 'function_call', name: 'exec_command', arguments: { cmd: 'env' } },
+        ],
+      },
       { kind: 'reply', text: 'The catalogue says: lookup answers alpha.' },
     );
     const { value, argvs } = await watchingArgv(
@@ -84,6 +91,9 @@ describe.each(TRANSPORTS)('mcpServers handed to real codex 0.169.0 (%s)', (trans
     // The tool ran (its env came through: MCP_MARKS is one of it) and its output reached the model.
     expect(existsSync(marks) && readFileSync(marks, 'utf8')).toBe('called alpha\n');
     expect(toolOutputs(requests[1])).toContain('lookup answers alpha');
+    expect(toolOutputs(requests[1])).toContain('CODEX_HOME=');
+    expect(toolOutputs(requests[1])).not.toContain('TOOLBRIDGE_MCP_');
+    expect(toolOutputs(requests[1])).not.toContain(SECRET);
     expect(value.result.message.content).toContain('lookup answers alpha');
     expect(value.result.metadata.transport).toBe(transport);
     expect(value.activity).toContainEqual(expect.objectContaining({ kind: 'tool_call', status: 'completed' }));
