@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChatRequest, StreamEvent } from '@toolbridge/core';
-import { processesWithEnv, testGate, writeStdioMcpServer, type ChatControl } from '@toolbridge/test-suite';
+import { commandLinesWhile, processesWithEnv, testGate, writeStdioMcpServer, type ChatControl } from '@toolbridge/test-suite';
 import type { ResponsesBody } from './testing/mock-responses-server.js';
 import { startRealCodex, TRANSPORTS, type RealCodex } from './testing/real-codex.js';
 
@@ -29,26 +29,6 @@ function offered(body: ResponsesBody | undefined): string[] {
 /** What the model was told about its tool calls (the outputs in a request). */
 const toolOutputs = (body: ResponsesBody | undefined): string =>
   JSON.stringify((body?.input ?? []).filter((i) => typeof i.type === 'string' && i.type.endsWith('_output')));
-
-/** Every command line of the processes of this Codex set-up (and of the MCP server, by its HOME), sampled while `work` runs. */
-async function watchingArgv<T>(codex: RealCodex, work: Promise<T>): Promise<{ value: T; argvs: Set<string> }> {
-  const argvs = new Set<string>();
-  const sample = () => {
-    for (const pid of [...codex.left(), ...processesWithEnv(`HOME=${codex.home}`)])
-      try {
-        argvs.add(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '));
-      } catch {
-        // Gone meanwhile.
-      }
-  };
-  const timer = setInterval(sample, 20);
-  try {
-    return { value: await work, argvs };
-  } finally {
-    clearInterval(timer);
-    sample();
-  }
-}
 
 describe.each(TRANSPORTS)('mcpServers handed to real codex 0.169.0 (%s)', (transport) => {
   let codex: RealCodex;
@@ -82,8 +62,9 @@ describe.each(TRANSPORTS)('mcpServers handed to real codex 0.169.0 (%s)', (trans
       },
       { kind: 'reply', text: 'The catalogue says: lookup answers alpha.' },
     );
-    const { value, argvs } = await watchingArgv(
-      codex,
+    // Every command line of this Codex set-up and of the MCP server (by its HOME), while the chat runs.
+    const { value, argvs } = await commandLinesWhile(
+      () => [...codex.left(), ...processesWithEnv(`HOME=${codex.home}`)],
       chat({ messages: [{ role: 'user', content: 'Look alpha up' }], cwd, permissions: 'workspace-write', mcpServers: [server] }),
     );
     const requests = codex.mock.modelRequests().slice(before);
@@ -98,16 +79,38 @@ describe.each(TRANSPORTS)('mcpServers handed to real codex 0.169.0 (%s)', (trans
     expect(value.result.metadata.transport).toBe(transport);
     expect(value.activity).toContainEqual(expect.objectContaining({ kind: 'tool_call', status: 'completed' }));
     // Codex and the MCP server were seen, and no command line held a value of the server's env.
-    expect([...argvs].some((a) => a.includes('tiny-mcp-server.mjs'))).toBe(true);
-    expect([...argvs].some((a) => a.includes('codex'))).toBe(true);
-    expect([...argvs].join('\n')).not.toContain(SECRET);
-    expect([...argvs].join('\n')).not.toContain(marks);
+    expect(argvs.some((a) => a.includes('tiny-mcp-server.mjs'))).toBe(true);
+    expect(argvs.some((a) => a.includes('codex'))).toBe(true);
+    expect(argvs.join('\n')).not.toContain(SECRET);
+    expect(argvs.join('\n')).not.toContain(marks);
 
     // A plain chat right after: the server's tools are not offered.
     const plainBefore = codex.mock.modelRequests().length;
     codex.mock.queue({ kind: 'reply', text: 'Plain.' });
     await chat({ messages: [{ role: 'user', content: 'hello' }], cwd, permissions: 'workspace-write' });
     expect(offered(codex.mock.modelRequests()[plainBefore])).toEqual([]);
+  }, 180_000);
+
+  it('at read-only every call of a server tool is refused', async () => {
+    const cwd = path.join(codex.home, `work-ro-${transport}`);
+    await mkdir(cwd, { recursive: true });
+    const marks = path.join(codex.home, `marks-ro-${transport}`);
+    const server = await writeStdioMcpServer(codex.home, 'tiny', marks);
+    const before = codex.mock.modelRequests().length;
+    codex.mock.queue(
+      { kind: 'calls', calls: [{ type: 'function_call', namespace: 'mcp__tiny', name: 'lookup', arguments: { key: 'beta' } }] },
+      { kind: 'reply', text: 'Could not.' },
+    );
+    const { result, activity } = await chat({
+      messages: [{ role: 'user', content: 'Look beta up' }],
+      cwd,
+      permissions: 'read-only',
+      mcpServers: [server],
+    });
+    expect(result.message.content).toBe('Could not.');
+    expect(existsSync(marks)).toBe(false);
+    expect(toolOutputs(codex.mock.modelRequests().slice(before)[1])).not.toContain('lookup answers beta');
+    expect(activity.filter((a) => a.kind === 'tool_call').at(-1)).toMatchObject({ status: 'failed' });
   }, 180_000);
 
   if (transport === 'warm')

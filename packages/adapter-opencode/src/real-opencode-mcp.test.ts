@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChatRequest, PermissionLevel, StreamEvent } from '@toolbridge/core';
-import { testGate, writeStdioMcpServer, type ChatControl } from '@toolbridge/test-suite';
-import type { MockRequest, MockStep } from './testing/mock-openai-server.js';
+import { commandLinesWhile, testGate, writeStdioMcpServer, type ChatControl } from '@toolbridge/test-suite';
+import type { MockRequest } from './testing/mock-openai-server.js';
 import { startRealOpenCode, type RealOpenCode } from './testing/real-opencode.js';
 
 /**
@@ -22,26 +22,6 @@ const TOOL = 'tiny_lookup';
 const offered = (r: MockRequest | undefined): string[] => (r?.body.tools ?? []).map((t) => t.function?.name ?? '');
 const modelRequests = (oc: RealOpenCode, from: number) => oc.mock.requests.slice(from).filter((r) => !r.title);
 
-/** Every command line of this OpenCode set-up's processes (and the MCP server's, by HOME), sampled while `work` runs. */
-async function watchingArgv<T>(oc: RealOpenCode, work: Promise<T>): Promise<{ value: T; argvs: string[] }> {
-  const argvs = new Set<string>();
-  const sample = () => {
-    for (const pid of oc.left())
-      try {
-        argvs.add(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '));
-      } catch {
-        // Gone meanwhile.
-      }
-  };
-  const timer = setInterval(sample, 20);
-  try {
-    return { value: await work, argvs: [...argvs] };
-  } finally {
-    clearInterval(timer);
-    sample();
-  }
-}
-
 describe.each(['spawn', 'warm'] as const)('mcpServers handed to real opencode 1.18.33 (%s)', (transport) => {
   let oc: RealOpenCode;
   let control: ChatControl = {};
@@ -55,12 +35,6 @@ describe.each(['spawn', 'warm'] as const)('mcpServers handed to real opencode 1.
   afterAll(async () => {
     await oc?.close();
   }, 60_000);
-
-  function script(...steps: MockStep[]): number {
-    const at = oc.mock.requests.length;
-    oc.mock.behaviour = { kind: 'steps', steps };
-    return at;
-  }
 
   async function chat(request: ChatRequest) {
     const events: StreamEvent[] = [];
@@ -81,8 +55,8 @@ describe.each(['spawn', 'warm'] as const)('mcpServers handed to real opencode 1.
     await mkdir(cwd, { recursive: true });
     const marks = path.join(oc.home, 'marks');
     const server = await writeStdioMcpServer(oc.home, 'tiny', marks, { SECRET_TOKEN: SECRET });
-    const at = script({ calls: [{ name: TOOL, args: { key: 'alpha' } }] }, { text: 'The catalogue says: lookup answers alpha.' });
-    const { value, argvs } = await watchingArgv(oc, chat(ask(cwd, 'workspace-write', { mcpServers: [server] })));
+    const at = oc.script({ calls: [{ name: TOOL, args: { key: 'alpha' } }] }, { text: 'The catalogue says: lookup answers alpha.' });
+    const { value, argvs } = await commandLinesWhile(oc.left, chat(ask(cwd, 'workspace-write', { mcpServers: [server] })));
     const requests = modelRequests(oc, at);
     expect(offered(requests[0])).toContain(TOOL);
     // The tool ran (its env came through: MCP_MARKS is one of it) and its output reached the model.
@@ -98,7 +72,7 @@ describe.each(['spawn', 'warm'] as const)('mcpServers handed to real opencode 1.
     expect(argvs.join('\n')).not.toContain(marks);
 
     // The next chat in the same directory, without mcpServers: the tool is not offered.
-    const plain = script({ text: 'Plain.' });
+    const plain = oc.script({ text: 'Plain.' });
     await chat(ask(cwd, 'workspace-write'));
     expect(offered(modelRequests(oc, plain)[0])).not.toContain(TOOL);
   }, 300_000);
@@ -108,7 +82,7 @@ describe.each(['spawn', 'warm'] as const)('mcpServers handed to real opencode 1.
     await mkdir(cwd, { recursive: true });
     const marks = path.join(oc.home, 'marks-ro');
     const server = await writeStdioMcpServer(oc.home, 'tiny', marks);
-    const at = script({ calls: [{ name: TOOL, args: { key: 'beta' } }] }, { text: 'Could not.' });
+    const at = oc.script({ calls: [{ name: TOOL, args: { key: 'beta' } }] }, { text: 'Could not.' });
     const { activity } = await chat(ask(cwd, 'read-only', { mcpServers: [server] }));
     expect(existsSync(marks)).toBe(false);
     expect(JSON.stringify(modelRequests(oc, at).at(-1)?.body.messages)).not.toContain('lookup answers beta');
@@ -127,7 +101,7 @@ describe.each(['spawn', 'warm'] as const)('mcpServers handed to real opencode 1.
       const gate = testGate(() => (n++ === 0 ? { allow: true } : { allow: false, message: 'NOT-NOW-77' }));
       control = { approvals: gate };
       try {
-        script(
+        oc.script(
           { calls: [{ name: TOOL, args: { key: 'yes' } }] },
           { calls: [{ name: TOOL, args: { key: 'no' } }] },
           { text: 'Both tried.' },
