@@ -7,8 +7,8 @@ import { codexConfig, TOOL_ID } from './config.js';
 import { detectCodex } from './detect.js';
 import type { CodexAdapterOptions } from './options.js';
 import { execTurn } from './spawn.js';
-import { turnSettings } from './turn.js';
 import { readRateLimits } from './rate-limits.js';
+import { turnSettings, withMcpServers } from './turn.js';
 import { readUsageLimits } from './usage-limits.js';
 import { readCodexUserConfig } from './user-config.js';
 import { CodexWarm } from './warm.js';
@@ -80,6 +80,8 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
       // Both on the warm transport only (`codex exec` can neither ask nor be interrupted): see stream().
       approvals: options.warm !== false,
       interrupt: options.warm !== false,
+      // As `mcp_servers` config overrides on both transports (mcp-servers.ts).
+      mcpServers: true,
     },
 
     detect: (ctx) => detectCodex(ctx, { command, timeoutMs: versionTimeoutMs, codexHome: codexHomeOf(ctx) }),
@@ -103,7 +105,11 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
 
     async *stream(request, ctx) {
       // Inside the generator: a bad setting fails the stream, never the call that creates it.
-      const turn = turnSettings(request, ctx, codexHomeOf(ctx));
+      let turn = turnSettings(request, ctx, codexHomeOf(ctx));
+      if (request.mcpServers?.length) {
+        const user = await readCodexUserConfig(turn.codexHome, turn.profile);
+        turn = withMcpServers(turn, request, ctx.approvals !== undefined, user.shellExclude ?? []);
+      }
       const spawnReason = warm.spawnReason(ctx, turn);
       if (!spawnReason && (yield* warm.stream(request, ctx, turn))) return;
       // `codex exec` never asks: running it would do unasked what the caller wanted to approve.
