@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir, scriptedAdapter, waitFor, type ScriptedAdapter } from '@toolbridge/test-suite';
@@ -219,6 +219,52 @@ describe('sessions', () => {
     expect(detail.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     await after.chat('echo', ask('next', { sessionId: kept.sessionId }));
     expect((await after.sessions.get(kept.sessionId!)).turns).toBe(2);
+  });
+
+  it('a session id that was returned survives a SIGKILL right after the answer, and continues', async () => {
+    const { home } = await setup([echo('echo')]);
+    const core = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { createRegistry } from ${JSON.stringify(core)};
+         const adapter = { id: 'echo', name: 'echo', type: 'agent', capabilities: [], features: {}, configSchema: {},
+           detect: async () => ({ available: true, models: [] }),
+           async *stream() { yield { type: 'result', result: { message: { role: 'assistant', content: 'first answer' }, usage: {}, metadata: {} } }; } };
+         const r = createRegistry({ adapters: [adapter], env: { HOME: ${JSON.stringify(home)} } });
+         const first = await r.chat('echo', { messages: [{ role: 'user', content: 'first' }] });
+         const second = await r.chat('echo', { messages: [{ role: 'user', content: 'second' }], sessionId: first.sessionId });
+         console.log(second.sessionId);
+         await new Promise(() => {});`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const id = await new Promise<string>((resolve) => child.stdout!.on('data', (c) => resolve(String(c).trim())));
+    child.kill('SIGKILL');
+    await new Promise((r) => child.on('exit', r));
+    const after = (await setup([echo('echo')], {}, home)).registry;
+    const detail = await after.sessions.get(id);
+    expect(detail.turns).toBe(2);
+    expect(detail.messages.map((m) => m.content)).toEqual(['first', 'first answer', 'second', 'first answer']);
+    await after.chat('echo', ask('third', { sessionId: id }));
+    expect((await after.sessions.get(id)).turns).toBe(3);
+  });
+
+  it('a new session whose record was cut short by a crash is no session, and its folder goes after an hour', async () => {
+    const { registry, dir, home } = await setup([echo('echo')]);
+    const kept = await registry.chat('echo', ask('kept'));
+    const torn = 'tbs_AAAAAAAAAAAAAAAAAAAAAAAA';
+    await mkdir(path.join(dir, torn, 'work'), { recursive: true });
+    await writeFile(path.join(dir, torn, 'transcript.jsonl'), '{"role":"user","content":"lost","at":"2026-01-01T00:00:00.000Z"}\n');
+    await writeFile(path.join(dir, torn, 'session.json'), '{"version":1,"id":"tbs_AAAAAAAAAAAAAAAAAAAAAAAA","toolId":"ec');
+    await expect(registry.sessions.get(torn)).rejects.toBeInstanceOf(SessionNotFoundError);
+    const hourAgo = new Date(Date.now() - 2 * 3600_000);
+    await utimes(path.join(dir, torn), hourAgo, hourAgo);
+    const fresh = (await setup([echo('echo')], {}, home)).registry;
+    expect((await fresh.sessions.list()).map((s) => s.id)).toEqual([kept.sessionId]);
+    expect(await readdir(dir)).toEqual([kept.sessionId]);
   });
 });
 

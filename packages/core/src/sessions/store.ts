@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { appendFile, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SessionBusyError, SessionNotFoundError } from '../errors.js';
-import { privateDir, writeFileAtomic } from '../files.js';
+import { inDir, privateDir, replaceFile } from '../files.js';
 import type { SessionDetail, SessionSummary, TranscriptMessage } from '../types.js';
 import { SESSION_ID_PATTERN } from '../wire/chat.js';
 
@@ -34,12 +34,16 @@ const TRANSCRIPT = 'transcript.jsonl';
 /** A folder without a record is a first turn that never finished; gone after this long. */
 const ORPHAN_AGE_MS = 60 * 60_000;
 
+const unlessExists = (e: NodeJS.ErrnoException) => {
+  if (e.code !== 'EEXIST') throw e;
+};
+
 export function newSessionId(): string {
   return `tbs_${randomBytes(12).toString('base64url')}`;
 }
 
 /**
- * Sessions on disk, files 0600 in folders 0700, every write atomic. A record is written only when
+ * Sessions on disk, files 0600 in folders 0700, every write atomic (see `commit`). A record is written only when
  * a turn has finished, so a process killed mid-turn loses at most that turn. The in-memory index
  * is loaded on first use; another process sharing the folder is seen on the next miss.
  */
@@ -66,10 +70,20 @@ export class SessionStore {
     return path.join(this.folderOf(id), 'work');
   }
 
-  /** The private working directory of a session (made when first needed, removed with the session). */
+  /**
+   * The private working directory of a session (made when first needed, removed with the session).
+   * The session's folder, then the directory in it: two mkdirs, where a recursive one tries the
+   * deepest first and fails when the folder is new (three).
+   */
   async workDir(id: string): Promise<string> {
     await this.root();
-    return privateDir(this.workPath(id));
+    const work = this.workPath(id);
+    try {
+      for (const dir of [path.dirname(work), work]) await mkdir(dir, { mode: 0o700 }).catch(unlessExists);
+      return work;
+    } catch {
+      return privateDir(work); // the store's own folder was removed meanwhile (by hand): made again
+    }
   }
 
   private rootReady?: Promise<string>;
@@ -191,6 +205,10 @@ export class SessionStore {
   /**
    * Write a finished turn: its messages appended to the transcript first (a new session's folder
    * gets the whole transcript so far, e.g. a fork's), then the record that makes them count.
+   * A new session's two files are written in place rather than renamed into it: nobody knows its
+   * id before the record is whole, and a torn record is no record (its folder is an orphan, removed
+   * later). With no mkdir where the folder exists, a new session's commit is 6 file system calls
+   * instead of 14, a continued one's 7 instead of 11: each is a round trip through the thread pool.
    */
   async commit(
     record: SessionRecord,
@@ -200,21 +218,23 @@ export class SessionStore {
   ): Promise<void> {
     await this.root();
     const folder = this.folderOf(record.id);
-    const lines = (isNew ? [...before, ...added] : added).map((m) => JSON.stringify(m) + '\n').join('');
-    await privateDir(folder);
-    // Messages beyond the last committed count are a turn that never finished: rewrite rather than append after them.
-    const committed = isNew
-      ? 0
-      : ((this.loaded?.get(record.id)?.record ?? (await this.readRecord(record.id)))?.messageCount ?? before.length);
-    const stale = !isNew && committed !== before.length;
-    if (isNew || stale)
-      await writeFileAtomic(
-        path.join(folder, TRANSCRIPT),
-        stale ? [...before, ...added].map((m) => JSON.stringify(m) + '\n').join('') : lines,
-      );
-    else await appendFile(path.join(folder, TRANSCRIPT), lines, { mode: 0o600 });
+    const jsonl = (messages: readonly TranscriptMessage[]) => messages.map((m) => JSON.stringify(m) + '\n').join('');
     const full: SessionRecord = { ...record, messageCount: before.length + added.length };
-    await writeFileAtomic(path.join(folder, RECORD), JSON.stringify({ version: 1, ...full }));
+    const recordText = JSON.stringify({ version: 1, ...full });
+    if (isNew) {
+      await inDir(folder, () => writeFile(path.join(folder, TRANSCRIPT), jsonl([...before, ...added]), { mode: 0o600 }));
+      await writeFile(path.join(folder, RECORD), recordText, { mode: 0o600 });
+    } else {
+      // Messages beyond the last committed count are a turn that never finished: rewrite rather than append after them.
+      const committed = (this.loaded?.get(record.id)?.record ?? (await this.readRecord(record.id)))?.messageCount ?? before.length;
+      const transcript = path.join(folder, TRANSCRIPT);
+      await inDir(folder, () =>
+        committed !== before.length
+          ? replaceFile(transcript, jsonl([...before, ...added]))
+          : appendFile(transcript, jsonl(added), { mode: 0o600 }),
+      );
+      await replaceFile(path.join(folder, RECORD), recordText);
+    }
     if (this.loaded) this.loaded.set(record.id, { record: structuredClone(full) });
     else this.changes.set(record.id, structuredClone(full));
     this.evictSoon();
