@@ -191,7 +191,7 @@ describe('sessions', () => {
     await expect(aged.registry.chat('echo', ask('too late', { sessionId: old.sessionId }))).rejects.toBeInstanceOf(SessionNotFoundError);
   });
 
-  it('a process killed by SIGKILL mid-turn loses only that turn: every other session, and the earlier turns, are intact', async () => {
+  it("a process killed by SIGKILL mid-turn loses only that turn (a new session's first turn: no session): every other session, and the earlier turns, are intact", async () => {
     const { home, registry } = await setup([echo('echo')]);
     const kept = await registry.chat('echo', ask('kept'));
     await registry.close();
@@ -206,14 +206,20 @@ describe('sessions', () => {
            detect: async () => ({ available: true, models: [] }),
            async *stream() { console.log('turn started'); await new Promise(() => {}); } };
          const r = createRegistry({ adapters: [adapter], env: { HOME: ${JSON.stringify(home)} } });
-         await r.chat('echo', { messages: [{ role: 'user', content: 'lost turn' }], sessionId: ${JSON.stringify(kept.sessionId)} });`,
+         await Promise.all([
+           r.chat('echo', { messages: [{ role: 'user', content: 'lost turn' }], sessionId: ${JSON.stringify(kept.sessionId)} }),
+           r.chat('echo', { messages: [{ role: 'user', content: 'lost new session' }] }),
+         ]);`,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    await new Promise<void>((resolve) => child.stdout!.on('data', (c) => String(c).includes('turn started') && resolve()));
+    let out = '';
+    await new Promise<void>((resolve) => child.stdout!.on('data', (c) => (out += c).split('turn started').length > 2 && resolve()));
     child.kill('SIGKILL');
     await new Promise((r) => child.on('exit', r));
     const after = (await setup([echo('echo')], {}, home)).registry;
+    // The new session's first turn never finished: its files (opened while it ran) make no session.
+    expect((await after.sessions.list()).map((s) => s.id)).toEqual([kept.sessionId]);
     const detail = await after.sessions.get(kept.sessionId!);
     expect(detail.turns).toBe(1);
     expect(detail.messages.map((m) => m.role)).toEqual(['user', 'assistant']);

@@ -3,6 +3,7 @@ import { appendFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:
 import path from 'node:path';
 import { SessionBusyError, SessionNotFoundError } from '../errors.js';
 import { inDir, privateDir, replaceFile } from '../files.js';
+import { NewSessionFiles } from './new-files.js';
 import type { SessionDetail, SessionSummary, TranscriptMessage } from '../types.js';
 import { SESSION_ID_PATTERN } from '../wire/chat.js';
 
@@ -53,6 +54,8 @@ export class SessionStore {
   private readonly maxAgeMs: number;
   private index?: Promise<Map<string, Entry>>;
   private readonly busy = new Set<string>();
+  /** The files of new sessions whose first turn runs (see `prepareNew`). */
+  private readonly newFiles = new Map<string, NewSessionFiles>();
 
   constructor(options: SessionStoreOptions) {
     this.dir = options.dir;
@@ -186,6 +189,14 @@ export class SessionStore {
     return { ...record, messages: await this.transcript(id) };
   }
 
+  /**
+   * Open a new session's files while its first turn runs, so that its commit writes each in one
+   * call (see NewSessionFiles); `commit` or `discard` closes them.
+   */
+  prepareNew(id: string): void {
+    this.newFiles.set(id, new NewSessionFiles(this.folderOf(id), [TRANSCRIPT, RECORD]));
+  }
+
   /** Hold a session for one turn (or one fallback chat); a second holder gets SessionBusyError (409). */
   lock(id: string): () => void {
     if (this.busy.has(id)) throw new SessionBusyError(id);
@@ -222,8 +233,13 @@ export class SessionStore {
     const full: SessionRecord = { ...record, messageCount: before.length + added.length };
     const recordText = JSON.stringify({ version: 1, ...full });
     if (isNew) {
-      await inDir(folder, () => writeFile(path.join(folder, TRANSCRIPT), jsonl([...before, ...added]), { mode: 0o600 }));
-      await writeFile(path.join(folder, RECORD), recordText, { mode: 0o600 });
+      const files = this.newFiles.get(record.id);
+      this.newFiles.delete(record.id);
+      const transcript = jsonl([...before, ...added]);
+      if (!(await files?.write([transcript, recordText]))) {
+        await inDir(folder, () => writeFile(path.join(folder, TRANSCRIPT), transcript, { mode: 0o600 }));
+        await writeFile(path.join(folder, RECORD), recordText, { mode: 0o600 });
+      }
     } else {
       // Messages beyond the last committed count are a turn that never finished: rewrite rather than append after them.
       const committed = (this.loaded?.get(record.id)?.record ?? (await this.readRecord(record.id)))?.messageCount ?? before.length;
@@ -272,6 +288,8 @@ export class SessionStore {
 
   /** Forget a folder made for a turn that failed before its first commit. */
   async discard(id: string): Promise<void> {
+    await this.newFiles.get(id)?.close();
+    this.newFiles.delete(id);
     if (this.loaded?.has(id) || (await this.readRecord(id))) return;
     await rm(this.folderOf(id), { recursive: true, force: true }).catch(() => undefined);
   }
