@@ -195,23 +195,13 @@ describe('sessions', () => {
     const { home, registry } = await setup([echo('echo')]);
     const kept = await registry.chat('echo', ask('kept'));
     await registry.close();
-    const core = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
-    const child = spawn(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `import { createRegistry } from ${JSON.stringify(core)};
-         const adapter = { id: 'echo', name: 'echo', type: 'agent', capabilities: [], features: {}, configSchema: {},
-           detect: async () => ({ available: true, models: [] }),
-           async *stream() { console.log('turn started'); await new Promise(() => {}); } };
-         const r = createRegistry({ adapters: [adapter], env: { HOME: ${JSON.stringify(home)} } });
-         await Promise.all([
-           r.chat('echo', { messages: [{ role: 'user', content: 'lost turn' }], sessionId: ${JSON.stringify(kept.sessionId)} }),
-           r.chat('echo', { messages: [{ role: 'user', content: 'lost new session' }] }),
-         ]);`,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+    const child = registryProcess(
+      home,
+      `async *stream() { console.log('turn started'); await new Promise(() => {}); }`,
+      `await Promise.all([
+         r.chat('echo', { messages: [{ role: 'user', content: 'lost turn' }], sessionId: ${JSON.stringify(kept.sessionId)} }),
+         r.chat('echo', { messages: [{ role: 'user', content: 'lost new session' }] }),
+       ]);`,
     );
     let out = '';
     await new Promise<void>((resolve) => child.stdout!.on('data', (c) => (out += c).split('turn started').length > 2 && resolve()));
@@ -229,23 +219,13 @@ describe('sessions', () => {
 
   it('a session id that was returned survives a SIGKILL right after the answer, and continues', async () => {
     const { home } = await setup([echo('echo')]);
-    const core = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
-    const child = spawn(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `import { createRegistry } from ${JSON.stringify(core)};
-         const adapter = { id: 'echo', name: 'echo', type: 'agent', capabilities: [], features: {}, configSchema: {},
-           detect: async () => ({ available: true, models: [] }),
-           async *stream() { yield { type: 'result', result: { message: { role: 'assistant', content: 'first answer' }, usage: {}, metadata: {} } }; } };
-         const r = createRegistry({ adapters: [adapter], env: { HOME: ${JSON.stringify(home)} } });
-         const first = await r.chat('echo', { messages: [{ role: 'user', content: 'first' }] });
-         const second = await r.chat('echo', { messages: [{ role: 'user', content: 'second' }], sessionId: first.sessionId });
-         console.log(second.sessionId);
-         await new Promise(() => {});`,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+    const child = registryProcess(
+      home,
+      `async *stream() { yield { type: 'result', result: { message: { role: 'assistant', content: 'first answer' }, usage: {}, metadata: {} } }; }`,
+      `const first = await r.chat('echo', { messages: [{ role: 'user', content: 'first' }] });
+       const second = await r.chat('echo', { messages: [{ role: 'user', content: 'second' }], sessionId: first.sessionId });
+       console.log(second.sessionId);
+       await new Promise(() => {});`,
     );
     const id = await new Promise<string>((resolve) => child.stdout!.on('data', (c) => resolve(String(c).trim())));
     child.kill('SIGKILL');
@@ -273,6 +253,17 @@ describe('sessions', () => {
     expect(await readdir(dir)).toEqual([kept.sessionId]);
   });
 });
+
+/** A registry of the built core in a process of its own, over `home`, with an `echo` tool whose `stream` is given; runs `script` (the registry is `r`). */
+function registryProcess(home: string, stream: string, script: string) {
+  const core = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+  const source = `import { createRegistry } from ${JSON.stringify(core)};
+    const adapter = { id: 'echo', name: 'echo', type: 'agent', capabilities: [], features: {}, configSchema: {},
+      detect: async () => ({ available: true, models: [] }), ${stream} };
+    const r = createRegistry({ adapters: [adapter], env: { HOME: ${JSON.stringify(home)} } });
+    ${script}`;
+  return spawn(process.execPath, ['--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+}
 
 /** The cwd the echo tool ran in for a session (its last call). */
 function echoCwd(registry: ToolRegistry, _sessionId: string): string {
