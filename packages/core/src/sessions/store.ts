@@ -44,7 +44,7 @@ export function newSessionId(): string {
 }
 
 /**
- * Sessions on disk, files 0600 in folders 0700, every write atomic (see `commit`). A record is written only when
+ * Sessions on disk, files 0600 in folders 0700, every write atomic or made to count by a whole record (see `commit`). A record is written only when
  * a turn has finished, so a process killed mid-turn loses at most that turn. The in-memory index
  * is loaded on first use; another process sharing the folder is seen on the next miss.
  */
@@ -219,7 +219,8 @@ export class SessionStore {
    * A new session's two files are written in place rather than renamed into it: nobody knows its
    * id before the record is whole, and a torn record is no record (its folder is an orphan, removed
    * later). With no mkdir where the folder exists, a new session's commit is 6 file system calls
-   * instead of 14, a continued one's 7 instead of 11: each is a round trip through the thread pool.
+   * instead of 14 (2 when its files were opened while the turn ran: `prepareNew`), a continued
+   * one's 7 instead of 11: each is a round trip through the thread pool.
    */
   async commit(
     record: SessionRecord,
