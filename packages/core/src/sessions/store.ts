@@ -1,10 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { appendFile, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { appendFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { SessionBusyError, SessionNotFoundError } from '../errors.js';
 import { privateDir, writeFileAtomic } from '../files.js';
 import type { SessionDetail, SessionSummary, TranscriptMessage } from '../types.js';
-import { SESSION_ID_PATTERN } from '../wire/chat.js';
+import {
+  borrowed,
+  ID_RE,
+  readRecord,
+  readTranscript,
+  RECORD,
+  removeOrphan,
+  removeSessionFiles,
+  TRANSCRIPT,
+  type SessionRecord,
+} from './disk.js';
+
+export type { SessionRecord } from './disk.js';
 
 export interface SessionStoreOptions {
   /** Where sessions live: one folder each (record, transcript, private working directory). */
@@ -15,24 +27,9 @@ export interface SessionStoreOptions {
   maxAgeMs?: number;
 }
 
-/** What the store keeps about a session besides its transcript. */
-export interface SessionRecord extends SessionSummary {
-  /** The tool's own session, when the tool that owns the session has one (never sent to callers as `sessionId`). */
-  native?: { toolId: string; sessionId: string };
-  toolChanges: SessionDetail['toolChanges'];
-  /** Transcript lines that belong to finished turns. */
-  messageCount?: number;
-}
-
 interface Entry {
   record: SessionRecord;
 }
-
-const ID_RE = new RegExp(SESSION_ID_PATTERN);
-const RECORD = 'session.json';
-const TRANSCRIPT = 'transcript.jsonl';
-/** A folder without a record is a first turn that never finished; gone after this long. */
-const ORPHAN_AGE_MS = 60 * 60_000;
 
 export function newSessionId(): string {
   return `tbs_${randomBytes(12).toString('base64url')}`;
@@ -91,7 +88,7 @@ export class SessionStore {
       const withoutRecord: string[] = [];
       for (const name of await readdir(this.dir).catch(() => [] as string[])) {
         if (!ID_RE.test(name)) continue;
-        const record = await this.readRecord(name);
+        const record = await readRecord(this.dir, name);
         if (record) map.set(name, { record });
         else withoutRecord.push(name);
       }
@@ -100,7 +97,7 @@ export class SessionStore {
         else map.delete(id);
       }
       // A deleted session's folder kept for the forks that work in it is not an orphan.
-      for (const name of withoutRecord) if (!this.borrowed(this.workPath(name), map)) await this.removeOrphan(name);
+      for (const name of withoutRecord) if (!borrowed(this.workPath(name), map)) await removeOrphan(this.dir, name);
       this.changes.clear();
       this.loaded = map;
       await this.evict(map);
@@ -109,27 +106,10 @@ export class SessionStore {
     return this.index;
   }
 
-  private async readRecord(id: string): Promise<SessionRecord | undefined> {
-    try {
-      const { version: _v, ...parsed } = JSON.parse(await readFile(path.join(this.dir, id, RECORD), 'utf8')) as SessionRecord & {
-        version?: number;
-      };
-      return parsed.id === id && typeof parsed.toolId === 'string' ? parsed : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  private async removeOrphan(id: string): Promise<void> {
-    const s = await stat(path.join(this.dir, id)).catch(() => undefined);
-    if (s && Date.now() - s.mtimeMs > ORPHAN_AGE_MS)
-      await rm(path.join(this.dir, id), { recursive: true, force: true }).catch(() => undefined);
-  }
-
   /** The record of a session; SessionNotFoundError when there is none (or it has expired). */
   async get(id: string): Promise<SessionRecord> {
     // One lookup reads one record; the whole index is loaded only to list or to evict.
-    const record = this.loaded?.get(id)?.record ?? (ID_RE.test(id) ? await this.readRecord(id) : undefined);
+    const record = this.loaded?.get(id)?.record ?? (ID_RE.test(id) ? await readRecord(this.dir, id) : undefined);
     if (!record || this.expired(record)) throw new SessionNotFoundError(id);
     return structuredClone(record);
   }
@@ -143,28 +123,10 @@ export class SessionStore {
       .map(({ native: _n, toolChanges: _t, messageCount: _c, ...summary }) => summary);
   }
 
-  /**
-   * The transcript: one JSON message per line, appended as turns finish. Only the lines of
-   * committed turns count: a process killed mid-write leaves at most a torn or extra tail, skipped.
-   */
+  /** The transcript of the session's committed turns (see `readTranscript`). */
   async transcript(id: string): Promise<TranscriptMessage[]> {
     const record = await this.get(id);
-    let text: string;
-    try {
-      text = await readFile(path.join(this.folderOf(id), TRANSCRIPT), 'utf8');
-    } catch {
-      return [];
-    }
-    const messages: TranscriptMessage[] = [];
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      try {
-        messages.push(JSON.parse(line) as TranscriptMessage);
-      } catch {
-        // a torn line
-      }
-    }
-    return messages.slice(0, record.messageCount ?? messages.length);
+    return readTranscript(this.folderOf(id), record.messageCount);
   }
 
   async detail(id: string): Promise<SessionDetail> {
@@ -205,7 +167,7 @@ export class SessionStore {
     // Messages beyond the last committed count are a turn that never finished: rewrite rather than append after them.
     const committed = isNew
       ? 0
-      : ((this.loaded?.get(record.id)?.record ?? (await this.readRecord(record.id)))?.messageCount ?? before.length);
+      : ((this.loaded?.get(record.id)?.record ?? (await readRecord(this.dir, record.id)))?.messageCount ?? before.length);
     const stale = !isNew && committed !== before.length;
     if (isNew || stale)
       await writeFileAtomic(
@@ -225,34 +187,12 @@ export class SessionStore {
     if (this.busy.has(id)) throw new SessionBusyError(id);
     if (this.loaded) this.loaded.delete(id);
     else this.changes.set(id, null);
-    await this.removeFolder(record, await this.load());
-  }
-
-  /** Whether a session in `map` works in `work` (a native fork runs in the private directory of the session it was forked from). */
-  private borrowed(work: string, map: Map<string, Entry>): boolean {
-    for (const e of map.values()) if (e.record.cwd === work) return true;
-    return false;
-  }
-
-  /**
-   * Remove a deleted session's files. Its private directory stays while a fork still works in
-   * it (the fork's files and the tool's own session live there), and goes with the last of them.
-   */
-  private async removeFolder(record: SessionRecord, map: Map<string, Entry>): Promise<void> {
-    const folder = path.join(this.dir, record.id);
-    if (this.borrowed(path.join(folder, 'work'), map)) {
-      for (const file of [RECORD, TRANSCRIPT]) await rm(path.join(folder, file), { force: true }).catch(() => undefined);
-    } else await rm(folder, { recursive: true, force: true }).catch(() => undefined);
-    const lender = record.cwd && path.dirname(record.cwd);
-    if (lender && path.basename(record.cwd!) === 'work' && path.dirname(lender) === this.dir) {
-      const lenderId = path.basename(lender);
-      if (!map.has(lenderId) && !this.borrowed(record.cwd!, map)) await rm(lender, { recursive: true, force: true }).catch(() => undefined);
-    }
+    await removeSessionFiles(this.dir, record, await this.load());
   }
 
   /** Forget a folder made for a turn that failed before its first commit. */
   async discard(id: string): Promise<void> {
-    if (this.loaded?.has(id) || (await this.readRecord(id))) return;
+    if (this.loaded?.has(id) || (await readRecord(this.dir, id))) return;
     await rm(this.folderOf(id), { recursive: true, force: true }).catch(() => undefined);
   }
 
@@ -285,7 +225,7 @@ export class SessionStore {
       if (this.busy.has(id)) continue;
       const record = map.get(id)!.record;
       map.delete(id);
-      await this.removeFolder(record, map);
+      await removeSessionFiles(this.dir, record, map);
     }
   }
 }
