@@ -14,7 +14,7 @@ import type { ChatRequest, ChatResult } from './types.js';
 import { usageRecordOf } from './usage-ledger.js';
 
 export type { ChatCallOptions, ExecutionDeps } from './turn/deps.js';
-export { approvalsRefusal, mcpServersRefusal } from './turn/refuse.js';
+export { approvalsRefusal, imagesRefusal, imagesUnsupported, mcpServersRefusal } from './turn/refuse.js';
 export { noResultError } from './turn/run.js';
 
 /** Drain a stream into its final result. */
