@@ -6,6 +6,7 @@ import { codexLogin, loginStatusAuth, providerAuth } from './auth.js';
 import { codexConfig, TOOL_ID } from './config.js';
 import { detectCodex } from './detect.js';
 import type { CodexAdapterOptions } from './options.js';
+import { takesFormat } from './inputs.js';
 import { execTurn } from './spawn.js';
 import { turnSettings } from './turn.js';
 import { readUsageLimits } from './usage-limits.js';
@@ -72,6 +73,9 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
       approvals: options.warm !== false,
       interrupt: options.warm !== false,
     },
+
+    // Native only for a schema OpenAI's strict mode takes; core asks for any other format in words.
+    takesFormat,
 
     detect: (ctx) => detectCodex(ctx, { command, timeoutMs: versionTimeoutMs, codexHome: codexHomeOf(ctx) }),
 

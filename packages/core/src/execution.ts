@@ -14,6 +14,7 @@ import type { ChatRequest, ChatResult } from './types.js';
 import { usageRecordOf } from './usage-ledger.js';
 
 export type { ChatCallOptions, ExecutionDeps } from './turn/deps.js';
+export { promptForm } from './turn/answer.js';
 export { approvalsRefusal, imagesRefusal, imagesUnsupported, mcpServersRefusal } from './turn/refuse.js';
 export { noResultError } from './turn/run.js';
 
@@ -60,9 +61,10 @@ export async function* runTurn(
       control,
     };
     const structured = request.structured;
-    const sent = adapterRequest(adapter, plan.request, structured);
-    const first = yield* runAdapter(run, sent, structured !== undefined);
-    let result = yield* checkedAnswer(run, structured, first, { planned: plan.request, request: sent });
+    const sent = adapterRequest(adapter, plan.request, chatCtx);
+    const first = yield* runAdapter(run, sent.request, structured !== undefined);
+    let result = yield* checkedAnswer(run, structured, first, sent.request);
+    if (sent.mode) result = { ...result, metadata: { ...result.metadata, structuredOutput: sent.mode } };
     if (control.interrupted) result = { ...result, metadata: { ...result.metadata, finishReason: 'interrupted' } };
     // The tool is done: its slot goes to the next caller while the session is written.
     hold.endRun();

@@ -158,6 +158,7 @@ export {
   imagesUnsupported,
   mcpServersRefusal,
   noResultError,
+  promptForm,
   type ChatCallOptions,
 } from './execution.js';
 export { toolRequestSettings, type SessionLease } from './sessions/plan.js';

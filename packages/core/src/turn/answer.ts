@@ -1,9 +1,9 @@
-import type { StreamEvent, ToolAdapter, ToolRequest } from '../adapter.js';
+import type { CallContext, StreamEvent, ToolAdapter, ToolRequest } from '../adapter.js';
 import { checkAnswer, jsonInstruction, repairPrompt, schemaMismatch, type StructuredOutput } from '../structured.js';
-import type { ChatResult, ToolMessage } from '../types.js';
+import type { ChatResult, ResponseFormat, ToolMessage } from '../types.js';
 import { runAdapter, type RunInputs } from './run.js';
 
-/** Ask for JSON in words, for adapters that do not constrain the model themselves. */
+/** Ask for JSON in words, at the end of the last user message. */
 function withJsonInstruction(messages: readonly ToolMessage[], instruction: string): ToolMessage[] {
   const last = messages.map((m) => m.role).lastIndexOf('user');
   return messages.map((m, i) =>
@@ -11,10 +11,38 @@ function withJsonInstruction(messages: readonly ToolMessage[], instruction: stri
   );
 }
 
-/** What the adapter is sent for a planned request: a structured answer asked for natively, or in words. */
-export function adapterRequest(adapter: ToolAdapter, planned: ToolRequest, structured: StructuredOutput | undefined): ToolRequest {
-  if (!structured || adapter.features.structuredOutput === 'native') return planned;
-  return { ...planned, messages: withJsonInstruction(planned.messages, jsonInstruction(structured.format)) };
+/** How a structured answer is asked for: natively (the tool constrains its model) or in words. */
+export type StructuredMode = 'native' | 'prompt';
+
+/**
+ * The one place "native or prompt" is decided, per request: natively when the adapter can
+ * constrain its model (`features.structuredOutput: 'native'`) and takes this format now
+ * (`takesFormat`: Codex only a schema OpenAI's strict mode accepts, OpenCode only on its server).
+ */
+export function structuredMode(adapter: ToolAdapter, format: ResponseFormat, ctx: CallContext): StructuredMode {
+  return adapter.features.structuredOutput === 'native' && (adapter.takesFormat?.(format, ctx) ?? true) ? 'native' : 'prompt';
+}
+
+/**
+ * A request in its prompt form: no `responseFormat`, the rule (and schema) in words at the end of
+ * the last user message. Also for a transport that learns only while it runs that it cannot take
+ * the format natively after all (OpenCode's server would not start: `opencode run` takes the chat).
+ */
+export function promptForm(request: ToolRequest, format: ResponseFormat): ToolRequest {
+  const { responseFormat: _native, ...rest } = request;
+  return { ...rest, messages: withJsonInstruction(request.messages, jsonInstruction(format)) };
+}
+
+/** What the adapter is sent for a planned request (which carries the format): native, or the prompt form. */
+export function adapterRequest(
+  adapter: ToolAdapter,
+  planned: ToolRequest,
+  ctx: CallContext,
+): { request: ToolRequest; mode?: StructuredMode } {
+  const format = planned.responseFormat;
+  if (!format) return { request: planned };
+  const mode = structuredMode(adapter, format, ctx);
+  return { request: mode === 'native' ? planned : promptForm(planned, format), mode };
 }
 
 function addUsage(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
@@ -34,7 +62,7 @@ export async function* checkedAnswer(
   run: RunInputs,
   structured: StructuredOutput | undefined,
   first: ChatResult,
-  sent: { planned: ToolRequest; request: ToolRequest },
+  sent: ToolRequest,
 ): AsyncGenerator<StreamEvent, ChatResult> {
   const { adapter, control } = run;
   if (!structured || control.interrupted) return first;
@@ -47,11 +75,8 @@ export async function* checkedAnswer(
         : undefined;
     const repair: ToolMessage = { role: 'user', content: [{ type: 'text', text: repairPrompt(check.errors, structured.format) }] };
     const repairRequest: ToolRequest = native
-      ? { ...sent.planned, messages: [repair], resume: { nativeSessionId: native, fork: false } }
-      : {
-          ...sent.request,
-          messages: [...sent.request.messages, { role: 'assistant', content: [{ type: 'text', text: result.message.content }] }, repair],
-        };
+      ? { ...sent, messages: [repair], resume: { nativeSessionId: native, fork: false } }
+      : { ...sent, messages: [...sent.messages, { role: 'assistant', content: [{ type: 'text', text: result.message.content }] }, repair] };
     result = yield* runAdapter(run, repairRequest, true);
     result = {
       ...result,
