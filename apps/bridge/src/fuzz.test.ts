@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Ajv } from 'ajv';
 import { defaultAdapters, type ToolAdapter } from 'toolbridge';
+import { createAjv } from '@toolbridge/core';
 import { memoryAdapter } from './testing/adapters.js';
 import { rawRequest, startTestBridge, type TestBridge } from './testing/harness.js';
 
@@ -280,7 +280,7 @@ describe('fuzzing every POST/PUT route', () => {
     const inMemory = bridge.toolbridge.registry.config.effective();
     for (const config of [served.config, inMemory]) {
       expect(Object.getOwnPropertyNames(config).filter((k) => !known.includes(k))).toEqual([]);
-      expect(new Ajv({ strict: false }).addFormat('http-url', true).validate(configSchema, config)).toBe(true);
+      expect(createAjv({ strict: false }).addFormat('http-url', true).validate(configSchema, config)).toBe(true);
       expect('polluted' in config).toBe(false);
     }
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
   completeChatRequest,
-  createWireAjv,
+  createAjv,
   describeSchemaError,
   InvalidRequestError,
   LIMITS,
@@ -68,7 +68,7 @@ export interface AuthBody {
 }
 
 // Compiled once, at load.
-const ajv = createWireAjv();
+const ajv = createAjv();
 const validators = {
   toolChat: ajv.compile(toolChatRequestSchema),
   fallbackChat: ajv.compile(fallbackChatRequestSchema),

@@ -1,6 +1,14 @@
 import { tmpdir } from 'node:os';
 import { defineAdapter, probeVersion, runProcess } from '@toolbridge/adapter-kit';
-import { InvalidRequestError, ProviderExecutionError, tail, type AuthState, type CallContext, type ToolAdapter } from '@toolbridge/core';
+import {
+  imagesUnsupported,
+  InvalidRequestError,
+  ProviderExecutionError,
+  tail,
+  type AuthState,
+  type CallContext,
+  type ToolAdapter,
+} from '@toolbridge/core';
 import { claudeLogin, parseAuthStatus } from './auth.js';
 import { claudeCodeConfig, TOOL_ID } from './config.js';
 import type { ClaudeCodeAdapterOptions } from './options.js';
@@ -108,10 +116,7 @@ export function createClaudeCodeAdapter(options: ClaudeCodeAdapterOptions = {}):
       const s = claudeCodeConfig.read(ctx.config);
       // Discovery speaks for the default model; a model the request names is judged here.
       if (request.model && !isClaudeModel(request.model) && request.messages.some((m) => m.content.some((p) => p.type === 'image'))) {
-        throw new InvalidRequestError(`Claude Code cannot take images with model ${request.model}`, {
-          toolId: TOOL_ID,
-          publicDetails: { reason: 'unsupported', feature: 'images' },
-        });
+        throw imagesUnsupported(TOOL_ID, `Claude Code cannot take images with model ${request.model}`);
       }
       const access = planAccess(request, ctx, s.toolAccess);
       const turn: TurnSettings = { access, model: request.model ?? s.model, maxTurns: s.maxTurns, persist };

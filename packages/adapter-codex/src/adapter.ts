@@ -6,6 +6,7 @@ import { codexLogin, loginStatusAuth, providerAuth } from './auth.js';
 import { codexConfig, TOOL_ID } from './config.js';
 import { detectCodex } from './detect.js';
 import type { CodexAdapterOptions } from './options.js';
+import { takesFormat } from './inputs.js';
 import { execTurn } from './spawn.js';
 import { readRateLimits } from './rate-limits.js';
 import { turnSettings, withMcpServers } from './turn.js';
@@ -83,6 +84,9 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
       // As `mcp_servers` config overrides on both transports (mcp-servers.ts).
       mcpServers: true,
     },
+
+    // Native only for a schema OpenAI's strict mode takes; core asks for any other format in words.
+    takesFormat,
 
     detect: (ctx) => detectCodex(ctx, { command, timeoutMs: versionTimeoutMs, codexHome: codexHomeOf(ctx) }),
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createCallContext, ProviderExecutionError, type ChatRequest, type ToolbridgeConfig } from '@toolbridge/core';
 import { adapterChat, makeTempDir } from '@toolbridge/test-suite';
 import { createCodexAdapter } from './adapter.js';
-import { strictCompatible } from './inputs.js';
+import { strictCompatible, takesFormat } from './inputs.js';
 import { capture, CAPTURES_DIR, fakeCodexEnv, REPLAYS, type Step } from './testing/fake-codex.js';
 
 /** What a `codex exec` run is handed: schema and image files, `resume`/`fork`, and the turn's own usage. */
@@ -64,7 +64,7 @@ describe('structured output and images', () => {
   it('a strict-compatible schema goes to Codex as a 0600 --output-schema file in the scratch directory', async () => {
     const { chat, seen } = await setup();
     let scratch = '';
-    const result = await chat(
+    await chat(
       { messages: [{ role: 'user', content: 'JSON please' }], responseFormat: { type: 'json_schema', schema: STRICT } },
       { onScratch: (d) => (scratch = d) },
     );
@@ -73,21 +73,14 @@ describe('structured output and images', () => {
     expect(file.startsWith(scratch + path.sep)).toBe(true);
     expect(files[file]).toEqual({ base64: Buffer.from(JSON.stringify(STRICT)).toString('base64'), mode: '600' });
     expect(stdin).toBe('JSON please');
-    expect(result.metadata.structuredOutput).toBe('native');
   });
 
-  it('plain JSON, or a schema strict mode would refuse, is asked for in the prompt instead', async () => {
-    const { chat, seen } = await setup();
+  it('declines plain JSON and a schema strict mode would refuse (core asks for those in words)', () => {
     const loose = { type: 'object', properties: { a: { type: 'string' } } };
-    const result = await chat({
-      messages: [{ role: 'user', content: 'JSON please' }],
-      responseFormat: { type: 'json_schema', schema: loose },
-    });
-    expect((await seen()).argv).not.toContain('--output-schema');
-    expect((await seen()).stdin).toContain(JSON.stringify(loose));
-    expect(result.metadata.structuredOutput).toBe('prompt');
-    await chat({ messages: [{ role: 'user', content: 'JSON please' }], responseFormat: { type: 'json' } });
-    expect((await seen()).stdin).toMatch(/^JSON please\n\nAnswer with a single JSON value only/);
+    expect(createCodexAdapter().takesFormat).toBe(takesFormat);
+    expect(takesFormat({ type: 'json_schema', schema: STRICT })).toBe(true);
+    expect(takesFormat({ type: 'json_schema', schema: loose })).toBe(false);
+    expect(takesFormat({ type: 'json' })).toBe(false);
   });
 
   it('images go as 0600 `--image=<file>` files, the bytes unchanged, in the order of the prompt’s placeholders', async () => {

@@ -1,14 +1,15 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { imagesOf, renderConversation } from '@toolbridge/adapter-kit';
-import { imageExtension, jsonInstruction, type ChatContext, type ResponseFormat, type ToolRequest } from '@toolbridge/core';
+import { imageExtension, type ChatContext, type ResponseFormat, type ToolRequest } from '@toolbridge/core';
 
 /**
  * Whether OpenAI's strict structured outputs take this schema as it is. Codex always sends
  * `--output-schema` as `{"type":"json_schema","strict":true,...}`, and the Responses API refuses a
  * strict schema whose root is not an object, or with an object that allows additional properties
- * or leaves a property out of `required` (400 invalid_request_error). Such a schema is asked for in
- * words instead, which every provider takes; core validates the answer either way.
+ * or leaves a property out of `required` (400 invalid_request_error). Such a schema (and plain JSON)
+ * Codex declines (`takesFormat`): core asks for it in words, which every provider takes, and
+ * validates the answer either way.
  */
 export function strictCompatible(schema: unknown, root = true): boolean {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return typeof schema === 'boolean' ? !root : false;
@@ -27,9 +28,6 @@ export function strictCompatible(schema: unknown, root = true): boolean {
   return each(s.items) && each(s.anyOf) && values(s.$defs) && values(s.definitions);
 }
 
-/** How a chat's answer format reaches Codex: a schema file, or words in the prompt. */
-export type StructuredMode = 'native' | 'prompt';
-
 export interface ExecInputs {
   /** The conversation as one prompt (stdin). */
   prompt: string;
@@ -37,7 +35,6 @@ export interface ExecInputs {
   schemaFile?: string;
   /** `--image` files, in the order of the prompt's `[image n]` placeholders. */
   imageFiles: string[];
-  structured?: StructuredMode;
 }
 
 /** A file only this user can read, in `dir` (inside the call's scratch directory, which core removes after the call). */
@@ -47,20 +44,16 @@ async function privateFile(dir: string, name: string, data: string | Buffer): Pr
   return file;
 }
 
-/** Whether the format goes to Codex as a schema file. */
-export function nativeSchema(format: ResponseFormat | undefined): object | undefined {
-  return format?.type === 'json_schema' && strictCompatible(format.schema) ? (format.schema as object) : undefined;
+/** Whether the format can go to Codex natively (`--output-schema`, app-server's `outputSchema`): a strict-compatible schema. */
+export function takesFormat(format: ResponseFormat): boolean {
+  return format.type === 'json_schema' && strictCompatible(format.schema);
 }
 
-/** The prompt of a turn (the conversation as one text) and how its answer format goes to Codex. */
-export function turnPrompt(request: ToolRequest): { prompt: string; schema?: object; structured?: StructuredMode } {
+/** The prompt of a turn (the conversation as one text) and the schema core chose to send natively, if any. */
+export function turnPrompt(request: ToolRequest): { prompt: string; schema?: object } {
   const format = request.responseFormat;
-  const schema = nativeSchema(format);
   const prompt = renderConversation(request.messages);
-  if (!format) return { prompt };
-  // A schema Codex cannot send strictly, or plain JSON: the rule goes into the prompt.
-  if (!schema) return { prompt: `${prompt}\n\n${jsonInstruction(format)}`, structured: 'prompt' };
-  return { prompt, schema, structured: 'native' };
+  return format?.type === 'json_schema' ? { prompt, schema: format.schema } : { prompt };
 }
 
 /**
@@ -69,7 +62,7 @@ export function turnPrompt(request: ToolRequest): { prompt: string; schema?: obj
  * private scratch directory, 0600.
  */
 export async function execInputs(request: ToolRequest, ctx: ChatContext): Promise<ExecInputs> {
-  const { prompt, schema, structured } = turnPrompt(request);
+  const { prompt, schema } = turnPrompt(request);
   const images = imagesOf(request.messages);
   // A directory of this run's own: one call may run twice (core's repair turn), with the same scratch directory.
   const dir = schema || images.length ? await mkdtemp(path.join(await ctx.scratchDir(), 'run-')) : undefined;
@@ -78,5 +71,5 @@ export async function execInputs(request: ToolRequest, ctx: ChatContext): Promis
   for (const [i, image] of images.entries()) {
     imageFiles.push(await privateFile(dir!, `image-${i + 1}.${imageExtension(image.mediaType)}`, Buffer.from(image.data, 'base64')));
   }
-  return { prompt, ...(schemaFile ? { schemaFile } : {}), imageFiles, ...(structured ? { structured } : {}) };
+  return { prompt, ...(schemaFile ? { schemaFile } : {}), imageFiles };
 }

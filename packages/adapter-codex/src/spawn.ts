@@ -92,7 +92,6 @@ export async function* execTurn(
         metadata: {
           ...(parser.threadId && !o.ephemeral ? { nativeSessionId: parser.threadId } : {}),
           ...turn.metadata,
-          ...(inputs.structured ? { structuredOutput: inputs.structured } : {}),
           ...(parser.warnings.length ? { warnings: parser.warnings } : {}),
           transport: 'spawn',
         },

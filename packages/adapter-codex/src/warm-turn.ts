@@ -111,7 +111,7 @@ export async function* warmTurn(
   let turnId: string | undefined;
   let turnStart: Promise<Json> | undefined;
   try {
-    const { prompt, schema, structured } = turnPrompt(request);
+    const { prompt, schema } = turnPrompt(request);
     const images = imagesOf(request.messages).map((i) => ({ type: 'image', url: `data:${i.mediaType};base64,${i.data}` }));
     turnStart = server.request(
       'turn/start',
@@ -154,7 +154,7 @@ export async function* warmTurn(
     parser.settle(tail);
     yield* tail;
     if (parser.answer === undefined) throw new ProviderExecutionError('Codex finished without an answer', { toolId: TOOL_ID });
-    yield turnResult(parser.answer, parser, opened, threadId, turn, o, structured ? { structuredOutput: structured } : {});
+    yield turnResult(parser.answer, parser, opened, threadId, turn, o);
   } finally {
     offThread();
     offRequests();
@@ -189,7 +189,7 @@ function turnResult(
   threadId: string,
   turn: TurnSettings,
   o: WarmTurnOptions,
-  extra: Json,
+  extra: Json = {},
 ): StreamEvent {
   const model = turn.model ?? (typeof opened.model === 'string' ? opened.model : undefined);
   return {

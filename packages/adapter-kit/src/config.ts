@@ -19,7 +19,7 @@ export interface AdapterConfig<D extends Record<string, KeyDeclaration>> {
   readonly schema: Readonly<Record<string, ConfigKeySchema>>;
   /** The full name of one key (`model` → `codexModel`). */
   key(name: keyof D & string): string;
-  /** The adapter's settings from the effective config: only set, well-typed values. */
+  /** The adapter's settings from the effective config (checked against `schema` by core's config store: read as they are). */
   read(config: Readonly<ToolbridgeConfig>): { [K in keyof D]?: ValueOf<D[K]> };
 }
 
@@ -39,24 +39,19 @@ export function adapterConfig<const D extends Record<string, KeyDeclaration>>(to
   const schema: Record<string, ConfigKeySchema> = {};
   for (const [name, decl] of Object.entries(declaration)) {
     if (!/^[a-z][A-Za-z0-9]*$/.test(name)) throw new TypeError(`config key "${name}" of ${toolId} must be camelCase`);
-    schema[full(name)] = { ...decl, group: toolId };
+    // An empty string means "unset" to every adapter: the schema says so, and the store refuses it.
+    const nonEmpty = decl.type === 'string' && !decl.enum && !decl.pattern && !decl.format && decl.minLength === undefined;
+    schema[full(name)] = { ...(nonEmpty ? { minLength: 1 } : {}), ...decl, group: toolId };
   }
-  const matches = (value: unknown, decl: KeyDeclaration): boolean => {
-    if (decl.enum) return decl.enum.includes(value as string | number);
-    if (decl.type === 'string') return typeof value === 'string' && value.length > 0;
-    if (decl.type === 'integer') return Number.isInteger(value);
-    if (decl.type === 'number') return typeof value === 'number' && Number.isFinite(value);
-    return typeof value === 'boolean';
-  };
   return {
     prefix,
     schema,
     key: (name) => full(name),
     read(config) {
       const out: Record<string, unknown> = {};
-      for (const [name, decl] of Object.entries(declaration)) {
+      for (const name of Object.keys(declaration)) {
         const value = config[full(name)];
-        if (value !== undefined && matches(value, decl)) out[name] = value;
+        if (value !== undefined) out[name] = value;
       }
       return out as { [K in keyof D]?: ValueOf<D[K]> };
     },

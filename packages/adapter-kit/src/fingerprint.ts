@@ -47,10 +47,12 @@ export function whichOnPath(command: string, env: NodeJS.ProcessEnv): string | u
   return undefined;
 }
 
-/** How long warm processes may idle before they are shut down (`warmIdleMs` config, default 5 minutes; 0 = warm mode off). */
+/**
+ * How long warm processes may idle before they are shut down (`warmIdleMs` config, default 5
+ * minutes; 0 = warm mode off). The value was checked by core's config schema (an integer, 0 to 24 h).
+ */
 export function warmIdleMs(config: Readonly<Record<string, unknown>>): number {
-  const v = config.warmIdleMs;
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : DEFAULT_WARM_IDLE_MS;
+  return (config.warmIdleMs as number | undefined) ?? DEFAULT_WARM_IDLE_MS;
 }
 
 /** Five minutes: long enough to carry a conversation's pauses, short enough not to hold 100–300 MB per tool for nothing. */

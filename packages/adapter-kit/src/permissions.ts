@@ -34,9 +34,9 @@ function askedLevel(
 ): ResolvedPermissions {
   if (request.permissions) return { level: request.permissions, source: 'request' };
   if (toolDefault) return { level: toolDefault, source: 'tool-config' };
-  const configured = ctx.config.permissions;
-  if (PERMISSION_LEVELS.includes(configured as PermissionLevel)) return { level: configured as PermissionLevel, source: 'config' };
-  return { level: 'read-only', source: 'default' };
+  // One of PERMISSION_LEVELS when set: core's config schema checked it.
+  const configured = ctx.config.permissions as PermissionLevel | undefined;
+  return configured ? { level: configured, source: 'config' } : { level: 'read-only', source: 'default' };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { InvalidRequestError, raceAbort, TimeoutError, TtlCache } from '@toolbridge/core';
+import { imagesUnsupported, InvalidRequestError, raceAbort, TimeoutError, TtlCache } from '@toolbridge/core';
 import { listModels, showModel, type Connection } from './client.js';
 import { TOOL_ID } from './config.js';
 
@@ -89,9 +89,10 @@ export class ModelCapabilities {
 
 /** A request with images for a model that cannot see them: refused before Ollama is asked. */
 export function noVisionError(model: string, capabilities: readonly string[]): InvalidRequestError {
-  return new InvalidRequestError(
+  return imagesUnsupported(
+    TOOL_ID,
     `The Ollama model "${model}" cannot take images (its capabilities: ${capabilities.join(', ') || 'none listed'}); ` +
       'name a vision model, one whose `ollama show` capabilities include vision',
-    { toolId: TOOL_ID, publicDetails: { reason: 'unsupported', feature: 'images', model } },
+    { model },
   );
 }

@@ -29,7 +29,7 @@ export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): Too
       activity: true,
       permissions: ['read-only', 'workspace-write', 'full'],
       additionalDirs: true,
-      // Native on the warm path (serve's `format`); the spawn path asks in words itself (see warm.ts).
+      // Native on the warm path (serve's `format`, a schema only: see takesFormat); core asks in words otherwise.
       ...(o.warm ? { structuredOutput: 'native' as const, warm: true } : {}),
       // Both on the warm transport only: `opencode run` rejects every question itself and cannot be interrupted.
       ...(o.warm ? { approvals: true, interrupt: true } : {}),
@@ -44,6 +44,7 @@ export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): Too
       // Inside the generator: a bad model fails the stream, never the call that creates it.
       yield* chatTurn(warm, o, request, ctx, catalogs, sessions);
     },
+    takesFormat: (format, ctx) => warm.takesFormat(format, ctx),
     prewarm: (ctx) => warm.prewarm(ctx),
     warmLoad: () => warm.load(),
     dispose: () => warm.close(),

@@ -1,7 +1,6 @@
 import { imagesOf, renderConversation } from '@toolbridge/adapter-kit';
 import {
   InvalidRequestError,
-  jsonInstruction,
   ProviderExecutionError,
   type ChatContext,
   type StreamEvent,
@@ -32,9 +31,7 @@ const rec = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array
 
 /** What the model is sent: the conversation as text (as `opencode run` gets it), images as data-URL file parts. */
 function promptParts(request: ToolRequest): Json[] {
-  let text = renderConversation(request.messages);
-  // A bare JSON answer has no schema to give OpenCode's StructuredOutput tool: asked for in words.
-  if (request.responseFormat?.type === 'json') text += `\n\n${jsonInstruction(request.responseFormat)}`;
+  const text = renderConversation(request.messages);
   const images = imagesOf(request.messages).map((i, n) => ({
     type: 'file',
     mime: i.mediaType,

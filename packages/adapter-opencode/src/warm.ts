@@ -10,11 +10,12 @@ import {
   whichOnPath,
 } from '@toolbridge/adapter-kit';
 import {
-  jsonInstruction,
+  promptForm,
   ProviderExecutionError,
   raceAbort,
   type CallContext,
   type ChatContext,
+  type ResponseFormat,
   type StreamEvent,
   type ToolRequest,
   type WarmLoad,
@@ -70,6 +71,11 @@ export class OpenCodeWarm {
     private readonly catalogs: ModelCatalogs,
     private readonly sessions: SessionDirs,
   ) {}
+
+  /** Whether a chat's format can go natively: a schema, to the server (serve's `format`); `opencode run` has no such option. */
+  takesFormat(format: ResponseFormat, ctx: CallContext): boolean {
+    return format.type === 'json_schema' && this.spawnReason(ctx) === undefined;
+  }
 
   /** Why this chat must spawn `opencode run`, or undefined when the warm server can take it. */
   spawnReason(ctx: CallContext): string | undefined {
@@ -161,21 +167,6 @@ export class OpenCodeWarm {
   }
 }
 
-/**
- * The answer's schema in words, for `opencode run` (it has no schema option). The adapter declares
- * `structuredOutput: 'native'` for its warm path, so core leaves this to us on the spawn path.
- */
-function withJsonWords(request: ToolRequest): ToolRequest {
-  const format = request.responseFormat;
-  if (!format) return request;
-  const last = request.messages.map((m) => m.role).lastIndexOf('user');
-  const text = `\n\n${jsonInstruction(format)}`;
-  return {
-    ...request,
-    messages: request.messages.map((m, i) => (i === last ? { ...m, content: [...m.content, { type: 'text' as const, text }] } : m)),
-  };
-}
-
 /** One chat: on the warm server when it can take it, else `opencode run`. */
 export async function* chatTurn(
   warm: OpenCodeWarm,
@@ -197,7 +188,9 @@ export async function* chatTurn(
       { toolId: TOOL_ID, retryable: !why },
     );
   const fallback = o.warm && !why ? warm.unavailable : undefined;
-  for await (const event of runTurn(o, o.warm ? withJsonWords(request) : request, ctx, model, catalogs, sessions)) {
+  // `opencode run` has no schema option: a format meant for the server (which could not take the chat) goes in words.
+  const spawned = request.responseFormat ? promptForm(request, request.responseFormat) : request;
+  for await (const event of runTurn(o, spawned, ctx, model, catalogs, sessions)) {
     // Say why a chat meant for the warm server was spawned (the server would not start, or all were taken).
     if (event.type === 'result' && fallback) event.result.metadata = { ...event.result.metadata, warmUnavailable: fallback };
     yield event;

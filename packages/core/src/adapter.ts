@@ -110,6 +110,7 @@ export interface ToolRequest {
   permissions?: PermissionLevel;
   /** More directories the agent may use besides `ctx.cwd` (checked by core). */
   additionalDirs: readonly string[];
+  /** The answer's format, to pass to the tool natively: set only when core decided so (else the prompt asks in words). */
   responseFormat?: ResponseFormat;
   /** Continue (or fork) the tool's own session, for adapters whose `features.sessions` says they can. */
   resume?: { nativeSessionId: string; fork: boolean };
@@ -141,8 +142,9 @@ export interface AdapterFeatures {
   /** Continues its own sessions natively (`resume`); `fork` too when set. Without it core resends the transcript. */
   sessions?: { resume: boolean; fork: boolean };
   /**
-   * JSON answers: `native` when the tool constrains the model to the schema itself; `prompt`
-   * when the adapter asks for JSON in words. Core validates every answer either way.
+   * JSON answers: `native` when the tool can constrain the model to the schema itself (for the
+   * formats `ToolAdapter.takesFormat` accepts); otherwise core asks for JSON in words. Core
+   * decides per request and validates every answer either way.
    */
   structuredOutput?: 'native' | 'prompt';
   /** Takes image parts (whether the current model can is `vision` in detect()'s capabilities). */
@@ -184,7 +186,16 @@ export interface ToolAdapter {
   checkAuth?(ctx: CallContext): Promise<AuthState>;
   startAuth?(ctx: CallContext): Promise<AuthStartResult>;
   usageLimits?(ctx: CallContext): Promise<UsageLimits>;
-  /** Deltas and activity, ending with exactly one `result`. */
+  /**
+   * With `features.structuredOutput: 'native'`: whether this request's format can go to the tool
+   * natively (default: every format). Core asks before each turn; a format it declines reaches
+   * `stream` as words in the prompt, without `responseFormat`.
+   */
+  takesFormat?(format: ResponseFormat, ctx: CallContext): boolean;
+  /**
+   * Deltas and activity, ending with exactly one `result`. `request.responseFormat` is set only
+   * when core chose to ask for it natively: the adapter passes it on to the tool as it is.
+   */
   stream(request: ToolRequest, ctx: ChatContext): AsyncIterable<StreamEvent>;
   complete?(request: CompletionRequest, ctx: CallContext): Promise<CompletionResult>;
   /** Start warm processes ahead of the first chat (`serve --warm`). */

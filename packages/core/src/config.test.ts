@@ -28,7 +28,7 @@ describe('config', () => {
   });
 
   it.each([
-    [{ nope: 1 }, 'config key "nope" is not a known config key'],
+    [{ nope: 1 }, 'config has unknown field "nope"'],
     [{ codexModel: 5 }, 'config key "codexModel" must be a string'],
     [{ claudeCodeMaxTurns: 1.5 }, 'config key "claudeCodeMaxTurns" must be an integer'],
     [{ claudeCodeMaxTurns: 0 }, 'config key "claudeCodeMaxTurns" must be >= 1'],

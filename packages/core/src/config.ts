@@ -1,6 +1,6 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { InvalidRequestError } from './errors.js';
-import { quoted } from './text.js';
+import { createAjv, describeSchemaError } from './schema-errors.js';
 
 /** Process-level provider config. Keys are owned by adapters: each declares the JSON Schema of its own keys. */
 export type ToolbridgeConfig = Record<string, unknown>;
@@ -42,26 +42,6 @@ export function buildConfigJsonSchema(keys: Readonly<Record<string, ConfigKeySch
   return { type: 'object', additionalProperties: false, properties };
 }
 
-function describe(error: ErrorObject, source: string): string {
-  const key = error.instancePath.replace(/^\//, '') || undefined;
-  switch (error.keyword) {
-    case 'additionalProperties': {
-      const extra = (error.params as { additionalProperty: string }).additionalProperty;
-      return `${source} key ${quoted(extra)} is not a known config key`;
-    }
-    case 'type':
-      return key ? `${source} key "${key}" must be ${article((error.params as { type: string }).type)}` : `${source} must be a JSON object`;
-    case 'enum':
-      return `${source} key "${key}" must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-    default:
-      return `${source} key "${key ?? ''}" ${error.message ?? 'is invalid'}`;
-  }
-}
-
-function article(type: string): string {
-  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
-}
-
 const URL_FORMAT = {
   type: 'string' as const,
   validate: (value: string) => {
@@ -98,7 +78,7 @@ export function createConfigStore(
   options: { env?: NodeJS.ProcessEnv; initial?: unknown } = {},
 ): ConfigStore {
   const jsonSchema = buildConfigJsonSchema(keys);
-  const ajv = new Ajv({ allErrors: false, strict: true });
+  const ajv = createAjv();
   ajv.addFormat('http-url', URL_FORMAT);
   ajv.addKeyword({ keyword: CONFIG_GROUP_KEYWORD, schemaType: 'string' });
   const validateFn: ValidateFunction = ajv.compile(jsonSchema);
@@ -108,7 +88,8 @@ export function createConfigStore(
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new InvalidRequestError(`${source} must be a JSON object`);
     }
-    if (!validateFn(value)) throw new InvalidRequestError(describe(validateFn.errors![0]!, source));
+    if (!validateFn(value))
+      throw new InvalidRequestError(describeSchemaError(validateFn, { subject: source, nameOf: (p) => `${source} key "${p.slice(1)}"` }));
     return structuredClone(value as ToolbridgeConfig);
   };
 

@@ -69,6 +69,20 @@ describe('structured answers', () => {
     expect(textOf(tool.requests[0]!.messages.at(-1)!)).toBe('Largest city of France?');
   });
 
+  it('decides native or prompt per request: a format the tool declines goes in words, without responseFormat', async () => {
+    const tool = scriptedAdapter('n', { features: { structuredOutput: 'native' }, script: answers('{"city":"Paris","population":1}') });
+    tool.takesFormat = (format) => format.type === 'json_schema';
+    const registry = await setup(tool);
+    const native = await registry.chat('n', ask({ responseFormat: { type: 'json_schema', schema } }));
+    expect(native.metadata.structuredOutput).toBe('native');
+    expect(tool.requests[0]!.responseFormat).toEqual({ type: 'json_schema', schema });
+    expect(textOf(tool.requests[0]!.messages.at(-1)!)).toBe('Largest city of France?');
+    const prompt = await registry.chat('n', ask({ responseFormat: { type: 'json' } }));
+    expect(prompt.metadata.structuredOutput).toBe('prompt');
+    expect(tool.requests[1]!.responseFormat).toBeUndefined();
+    expect(textOf(tool.requests[1]!.messages.at(-1)!)).toMatch(/^Largest city of France\?\s+Answer with a single JSON value only/);
+  });
+
   it('gives an invalid answer exactly one repair turn that shows the errors', async () => {
     const tool = scriptedAdapter('t', { script: answers('{"city":"Paris","population":"lots"}', '{"city":"Paris","population":2100000}') });
     const registry = await setup(tool);

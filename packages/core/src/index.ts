@@ -138,7 +138,7 @@ export {
   type RequestOrigin,
   type ValidChatRequest,
 } from './request.js';
-export { createWireAjv, describeSchemaError } from './schema-errors.js';
+export { createAjv, describeSchemaError } from './schema-errors.js';
 export {
   checkAnswer,
   compileResponseFormat,
@@ -151,7 +151,16 @@ export { imageExtension, sniffImageType } from './images.js';
 export { toChatResponse } from './responses.js';
 export { usageTotals, type UsageTotals } from './usage.js';
 export { modelId, parseModelId, type ModelRef } from './model-id.js';
-export { approvalsRefusal, collectStream, mcpServersRefusal, noResultError, type ChatCallOptions } from './execution.js';
+export {
+  approvalsRefusal,
+  collectStream,
+  imagesRefusal,
+  imagesUnsupported,
+  mcpServersRefusal,
+  noResultError,
+  promptForm,
+  type ChatCallOptions,
+} from './execution.js';
 export { toolRequestSettings, type SessionLease } from './sessions/plan.js';
 export { newSessionId, SessionStore, type SessionRecord, type SessionStoreOptions } from './sessions/store.js';
 

@@ -25,7 +25,7 @@ describe('validateChatRequest', () => {
   });
 
   it.each([
-    [undefined, 'chat request must be of type object'],
+    [undefined, 'chat request must be an object'],
     [{}, 'chat request is missing required field "messages"'],
     [{ messages: [] }, 'messages must contain at least 1 item'],
     [{ messages: 'hi' }, 'messages must be an array'],

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { InvalidRequestError } from './errors.js';
 import { loadImage } from './images.js';
 import { LIMITS } from './limits.js';
-import { createWireAjv, describeSchemaError } from './schema-errors.js';
+import { createAjv, describeSchemaError } from './schema-errors.js';
 import { compileResponseFormat, type StructuredOutput } from './structured.js';
 import { quoted } from './text.js';
 import type { ChatMessage, ChatRequest, ContentPart, PermissionLevel, ToolMessage } from './types.js';
@@ -47,7 +47,7 @@ export function isValidChatRequest(value: unknown): value is ValidChatRequest {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[VALID] === true;
 }
 
-const validateShape = createWireAjv().compile(ChatRequestSchema);
+const validateShape = createAjv().compile(ChatRequestSchema);
 
 /** Validate a library call's request; throws InvalidRequestError naming the field. */
 export async function validateChatRequest(input: unknown, origin: RequestOrigin = 'library'): Promise<ValidChatRequest> {

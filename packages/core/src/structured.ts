@@ -1,18 +1,17 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { InvalidRequestError, ProviderExecutionError } from './errors.js';
 import { LIMITS } from './limits.js';
+import { createAjv, schemaProblems, type SchemaProblem } from './schema-errors.js';
 import type { ResponseFormat } from './types.js';
 
-// ajv-formats is CommonJS; under NodeNext its default export is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+export type { SchemaProblem } from './schema-errors.js';
 
 /**
  * Callers' schemas are JSON Schema as people write them: unknown keywords (`title`, `examples`,
  * vendor extensions) are allowed, formats are checked. All errors are collected, so a repair
  * turn can show the model everything that was wrong at once.
  */
-const userSchemas = addFormats(new Ajv({ strict: false, allErrors: true, validateSchema: true }));
+const userSchemas = createAjv({ strict: false, allErrors: true, validateSchema: true, discriminator: false, standardFormats: true });
 /** Compiled validators by schema text; bounded, oldest dropped first. */
 const compiled = new Map<string, ValidateFunction>();
 const MAX_COMPILED = 256;
@@ -51,12 +50,6 @@ export function jsonTextOf(answer: string): string {
 
 export type AnswerCheck = { ok: true; value: unknown; text: string } | { ok: false; errors: SchemaProblem[] };
 
-/** One thing wrong with an answer, short enough to show a model and a caller (never the answer itself). */
-export interface SchemaProblem {
-  path: string;
-  message: string;
-}
-
 /** Parse an answer and check it against the requested format. */
 export function checkAnswer(answer: string, structured: StructuredOutput): AnswerCheck {
   const text = jsonTextOf(answer);
@@ -68,17 +61,7 @@ export function checkAnswer(answer: string, structured: StructuredOutput): Answe
   }
   if (!structured.validate) return { ok: true, value, text };
   if (structured.validate(value)) return { ok: true, value, text };
-  return { ok: false, errors: (structured.validate.errors ?? []).slice(0, 20).map(problemOf) };
-}
-
-function problemOf(e: ErrorObject): SchemaProblem {
-  const extra =
-    e.keyword === 'additionalProperties'
-      ? ` (${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty).slice(0, 60)})`
-      : e.keyword === 'enum'
-        ? ` (${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues).slice(0, 120)})`
-        : '';
-  return { path: e.instancePath || '/', message: `${e.message ?? 'is invalid'}${extra}` };
+  return { ok: false, errors: schemaProblems(structured.validate.errors) };
 }
 
 /** Words for an agent without a native schema option: the schema, and "JSON only". */

@@ -1,6 +1,6 @@
 import {
   approvalsRefusal,
-  InvalidRequestError,
+  imagesRefusal,
   mcpServersRefusal,
   QuotaExceededError,
   raceAbort,
@@ -57,17 +57,8 @@ export async function preflight(
   }
   const cannotAsk = approvalsRefusal(adapter, request);
   if (cannotAsk) return { reason: 'unsupported', error: cannotAsk };
-  // Discovery speaks for the default model; a model the request names is the adapter's to judge.
-  const vision = request.model !== undefined || tool.capabilities.includes('vision') || tool.unknown?.includes('capabilities') === true;
-  if (request.imageCount > 0 && !(adapter.features.images && vision)) {
-    return {
-      reason: 'unsupported',
-      error: new InvalidRequestError(`${adapter.name} cannot take images`, {
-        toolId,
-        publicDetails: { reason: 'unsupported', feature: 'images' },
-      }),
-    };
-  }
+  const noImages = imagesRefusal(adapter, request, tool);
+  if (noImages) return { reason: 'unsupported', error: noImages };
 
   const noMcp = mcpServersRefusal(adapter, request);
   if (noMcp) return { reason: 'unsupported', error: noMcp };

@@ -81,7 +81,7 @@ describe('toInputText and keyNamedIn', () => {
   it("finds the key an API message names, if it is one of the form's", () => {
     const keys = ['codexSandbox', 'claudeCodeMaxTurns'];
     expect(keyNamedIn('config key "claudeCodeMaxTurns" must be an integer', keys)).toBe('claudeCodeMaxTurns');
-    expect(keyNamedIn('config key "nope" is not a known config key', keys)).toBeUndefined();
+    expect(keyNamedIn('config has unknown field "nope"', keys)).toBeUndefined();
     expect(keyNamedIn('config must be a JSON object', keys)).toBeUndefined();
   });
 });

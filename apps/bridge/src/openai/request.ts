@@ -1,5 +1,13 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { IMAGE_MEDIA_TYPES, type ChatMessage, type ContentPart, type ImageMediaType, type ResponseFormat } from '@toolbridge/core';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import {
+  createAjv,
+  describeSchemaError,
+  IMAGE_MEDIA_TYPES,
+  type ChatMessage,
+  type ContentPart,
+  type ImageMediaType,
+  type ResponseFormat,
+} from '@toolbridge/core';
 import { OpenAIRequestError } from './errors.js';
 
 /**
@@ -73,9 +81,8 @@ export const chatCompletionRequestSchema = {
   },
 } as const;
 
-// One compiled validator for the life of the process; allowUnionTypes for the `["x","null"]` types.
-const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
-const validate: ValidateFunction = ajv.compile(chatCompletionRequestSchema);
+// One compiled validator for the life of the process (union types for the `["x","null"]` fields).
+const validate: ValidateFunction = createAjv().compile(chatCompletionRequestSchema);
 
 export interface ChatCompletionRequest {
   /** The model id as sent (echoed in responses). */
@@ -100,30 +107,12 @@ export function paramOf(instancePath: string): string | null {
     .join('');
 }
 
-function describe(err: ErrorObject): { message: string; param: string | null } {
+/** The OpenAI `param` an error is about: the field itself, or the missing one inside it. */
+function paramOfError(err: ErrorObject): string | null {
   const param = paramOf(err.instancePath);
-  const where = param ?? 'request body';
-  switch (err.keyword) {
-    case 'required': {
-      const missing = (err.params as { missingProperty: string }).missingProperty;
-      const full = param ? `${param}.${missing}` : missing;
-      return { message: `Missing required parameter: '${full}'.`, param: full };
-    }
-    case 'type': {
-      const t = (err.params as { type: string | string[] }).type;
-      const types = (Array.isArray(t) ? t : [t]).filter((x) => x !== 'null');
-      return { message: `Invalid type for '${where}': expected ${types.join(' or ')}.`, param };
-    }
-    case 'enum':
-      return {
-        message: `Invalid value for '${where}': must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues
-          .map((v) => JSON.stringify(v))
-          .join(', ')}.`,
-        param,
-      };
-    default:
-      return { message: `Invalid value for '${where}': ${err.message ?? 'is invalid'}.`, param };
-  }
+  if (err.keyword !== 'required') return param;
+  const missing = (err.params as { missingProperty: string }).missingProperty;
+  return param ? `${param}.${missing}` : missing;
 }
 
 function unsupported(param: string, what: string): OpenAIRequestError {
@@ -210,8 +199,8 @@ export function parseChatCompletionRequest(body: unknown): ChatCompletionRequest
     throw new OpenAIRequestError(400, 'The request body must be a JSON object.', null);
   }
   if (!validate(body)) {
-    const { message, param } = describe(validate.errors![0]!);
-    throw new OpenAIRequestError(400, message, param);
+    const message = describeSchemaError(validate, { subject: 'request body', nameOf: (p) => paramOf(p) ?? 'request body' });
+    throw new OpenAIRequestError(400, `${message}.`, paramOfError(validate.errors![0]!));
   }
   const b = body as Record<string, unknown> & {
     model: string;

@@ -1,11 +1,26 @@
 import { randomBytes } from 'node:crypto';
-import { appendFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { SessionBusyError, SessionNotFoundError } from '../errors.js';
-import { inDir, privateDir, replaceFile } from '../files.js';
+import { privateDir } from '../files.js';
 import { NewSessionFiles } from './new-files.js';
 import type { SessionDetail, SessionSummary, TranscriptMessage } from '../types.js';
-import { SESSION_ID_PATTERN } from '../wire/chat.js';
+import {
+  borrowed,
+  ID_RE,
+  makeWorkDir,
+  readRecord,
+  readTranscript,
+  RECORD,
+  removeOrphan,
+  removeSessionFiles,
+  TRANSCRIPT,
+  writeNewSession,
+  writeNextTurn,
+  type SessionRecord,
+} from './disk.js';
+
+export type { SessionRecord } from './disk.js';
 
 export interface SessionStoreOptions {
   /** Where sessions live: one folder each (record, transcript, private working directory). */
@@ -16,28 +31,9 @@ export interface SessionStoreOptions {
   maxAgeMs?: number;
 }
 
-/** What the store keeps about a session besides its transcript. */
-export interface SessionRecord extends SessionSummary {
-  /** The tool's own session, when the tool that owns the session has one (never sent to callers as `sessionId`). */
-  native?: { toolId: string; sessionId: string };
-  toolChanges: SessionDetail['toolChanges'];
-  /** Transcript lines that belong to finished turns. */
-  messageCount?: number;
-}
-
 interface Entry {
   record: SessionRecord;
 }
-
-const ID_RE = new RegExp(SESSION_ID_PATTERN);
-const RECORD = 'session.json';
-const TRANSCRIPT = 'transcript.jsonl';
-/** A folder without a record is a first turn that never finished; gone after this long. */
-const ORPHAN_AGE_MS = 60 * 60_000;
-
-const unlessExists = (e: NodeJS.ErrnoException) => {
-  if (e.code !== 'EEXIST') throw e;
-};
 
 export function newSessionId(): string {
   return `tbs_${randomBytes(12).toString('base64url')}`;
@@ -73,20 +69,10 @@ export class SessionStore {
     return path.join(this.folderOf(id), 'work');
   }
 
-  /**
-   * The private working directory of a session (made when first needed, removed with the session).
-   * The session's folder, then the directory in it: two mkdirs, where a recursive one tries the
-   * deepest first and fails when the folder is new (three).
-   */
+  /** The private working directory of a session (made when first needed, removed with the session). */
   async workDir(id: string): Promise<string> {
     await this.root();
-    const work = this.workPath(id);
-    try {
-      for (const dir of [path.dirname(work), work]) await mkdir(dir, { mode: 0o700 }).catch(unlessExists);
-      return work;
-    } catch {
-      return privateDir(work); // the store's own folder was removed meanwhile (by hand): made again
-    }
+    return makeWorkDir(this.workPath(id));
   }
 
   private rootReady?: Promise<string>;
@@ -108,7 +94,7 @@ export class SessionStore {
       const withoutRecord: string[] = [];
       for (const name of await readdir(this.dir).catch(() => [] as string[])) {
         if (!ID_RE.test(name)) continue;
-        const record = await this.readRecord(name);
+        const record = await readRecord(this.dir, name);
         if (record) map.set(name, { record });
         else withoutRecord.push(name);
       }
@@ -117,7 +103,7 @@ export class SessionStore {
         else map.delete(id);
       }
       // A deleted session's folder kept for the forks that work in it is not an orphan.
-      for (const name of withoutRecord) if (!this.borrowed(this.workPath(name), map)) await this.removeOrphan(name);
+      for (const name of withoutRecord) if (!borrowed(this.workPath(name), map)) await removeOrphan(this.dir, name);
       this.changes.clear();
       this.loaded = map;
       await this.evict(map);
@@ -126,27 +112,10 @@ export class SessionStore {
     return this.index;
   }
 
-  private async readRecord(id: string): Promise<SessionRecord | undefined> {
-    try {
-      const { version: _v, ...parsed } = JSON.parse(await readFile(path.join(this.dir, id, RECORD), 'utf8')) as SessionRecord & {
-        version?: number;
-      };
-      return parsed.id === id && typeof parsed.toolId === 'string' ? parsed : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  private async removeOrphan(id: string): Promise<void> {
-    const s = await stat(path.join(this.dir, id)).catch(() => undefined);
-    if (s && Date.now() - s.mtimeMs > ORPHAN_AGE_MS)
-      await rm(path.join(this.dir, id), { recursive: true, force: true }).catch(() => undefined);
-  }
-
   /** The record of a session; SessionNotFoundError when there is none (or it has expired). */
   async get(id: string): Promise<SessionRecord> {
     // One lookup reads one record; the whole index is loaded only to list or to evict.
-    const record = this.loaded?.get(id)?.record ?? (ID_RE.test(id) ? await this.readRecord(id) : undefined);
+    const record = this.loaded?.get(id)?.record ?? (ID_RE.test(id) ? await readRecord(this.dir, id) : undefined);
     if (!record || this.expired(record)) throw new SessionNotFoundError(id);
     return structuredClone(record);
   }
@@ -160,28 +129,10 @@ export class SessionStore {
       .map(({ native: _n, toolChanges: _t, messageCount: _c, ...summary }) => summary);
   }
 
-  /**
-   * The transcript: one JSON message per line, appended as turns finish. Only the lines of
-   * committed turns count: a process killed mid-write leaves at most a torn or extra tail, skipped.
-   */
+  /** The transcript of the session's committed turns (see `readTranscript`). */
   async transcript(id: string): Promise<TranscriptMessage[]> {
     const record = await this.get(id);
-    let text: string;
-    try {
-      text = await readFile(path.join(this.folderOf(id), TRANSCRIPT), 'utf8');
-    } catch {
-      return [];
-    }
-    const messages: TranscriptMessage[] = [];
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      try {
-        messages.push(JSON.parse(line) as TranscriptMessage);
-      } catch {
-        // a torn line
-      }
-    }
-    return messages.slice(0, record.messageCount ?? messages.length);
+    return readTranscript(this.folderOf(id), record.messageCount);
   }
 
   async detail(id: string): Promise<SessionDetail> {
@@ -230,27 +181,15 @@ export class SessionStore {
   ): Promise<void> {
     await this.root();
     const folder = this.folderOf(record.id);
-    const jsonl = (messages: readonly TranscriptMessage[]) => messages.map((m) => JSON.stringify(m) + '\n').join('');
     const full: SessionRecord = { ...record, messageCount: before.length + added.length };
     const recordText = JSON.stringify({ version: 1, ...full });
     if (isNew) {
       const files = this.newFiles.get(record.id);
       this.newFiles.delete(record.id);
-      const transcript = jsonl([...before, ...added]);
-      if (!(await files?.write([transcript, recordText]))) {
-        await inDir(folder, () => writeFile(path.join(folder, TRANSCRIPT), transcript, { mode: 0o600 }));
-        await writeFile(path.join(folder, RECORD), recordText, { mode: 0o600 });
-      }
+      await writeNewSession(folder, [...before, ...added], recordText, files);
     } else {
-      // Messages beyond the last committed count are a turn that never finished: rewrite rather than append after them.
-      const committed = (this.loaded?.get(record.id)?.record ?? (await this.readRecord(record.id)))?.messageCount ?? before.length;
-      const transcript = path.join(folder, TRANSCRIPT);
-      await inDir(folder, () =>
-        committed !== before.length
-          ? replaceFile(transcript, jsonl([...before, ...added]))
-          : appendFile(transcript, jsonl(added), { mode: 0o600 }),
-      );
-      await replaceFile(path.join(folder, RECORD), recordText);
+      const committed = (this.loaded?.get(record.id)?.record ?? (await readRecord(this.dir, record.id)))?.messageCount ?? before.length;
+      await writeNextTurn(folder, before, added, committed, recordText);
     }
     if (this.loaded) this.loaded.set(record.id, { record: structuredClone(full) });
     else this.changes.set(record.id, structuredClone(full));
@@ -262,36 +201,14 @@ export class SessionStore {
     if (this.busy.has(id)) throw new SessionBusyError(id);
     if (this.loaded) this.loaded.delete(id);
     else this.changes.set(id, null);
-    await this.removeFolder(record, await this.load());
-  }
-
-  /** Whether a session in `map` works in `work` (a native fork runs in the private directory of the session it was forked from). */
-  private borrowed(work: string, map: Map<string, Entry>): boolean {
-    for (const e of map.values()) if (e.record.cwd === work) return true;
-    return false;
-  }
-
-  /**
-   * Remove a deleted session's files. Its private directory stays while a fork still works in
-   * it (the fork's files and the tool's own session live there), and goes with the last of them.
-   */
-  private async removeFolder(record: SessionRecord, map: Map<string, Entry>): Promise<void> {
-    const folder = path.join(this.dir, record.id);
-    if (this.borrowed(path.join(folder, 'work'), map)) {
-      for (const file of [RECORD, TRANSCRIPT]) await rm(path.join(folder, file), { force: true }).catch(() => undefined);
-    } else await rm(folder, { recursive: true, force: true }).catch(() => undefined);
-    const lender = record.cwd && path.dirname(record.cwd);
-    if (lender && path.basename(record.cwd!) === 'work' && path.dirname(lender) === this.dir) {
-      const lenderId = path.basename(lender);
-      if (!map.has(lenderId) && !this.borrowed(record.cwd!, map)) await rm(lender, { recursive: true, force: true }).catch(() => undefined);
-    }
+    await removeSessionFiles(this.dir, record, await this.load());
   }
 
   /** Forget a folder made for a turn that failed before its first commit. */
   async discard(id: string): Promise<void> {
     await this.newFiles.get(id)?.close();
     this.newFiles.delete(id);
-    if (this.loaded?.has(id) || (await this.readRecord(id))) return;
+    if (this.loaded?.has(id) || (await readRecord(this.dir, id))) return;
     await rm(this.folderOf(id), { recursive: true, force: true }).catch(() => undefined);
   }
 
@@ -324,7 +241,7 @@ export class SessionStore {
       if (this.busy.has(id)) continue;
       const record = map.get(id)!.record;
       map.delete(id);
-      await this.removeFolder(record, map);
+      await removeSessionFiles(this.dir, record, map);
     }
   }
 }
