@@ -23,7 +23,10 @@ export {
   type RunningProcess,
   type SpawnOptions,
 } from './runner.js';
-export { writeImageFiles } from './images.js';
+export { promptWithImagePaths, writeImageFiles } from './images.js';
+export { refuseMisreadArgs } from './request-checks.js';
+export { runFiles, type RunFiles } from './run-files.js';
+export { NO_EXIT, spawnTurn, type SpawnLaunch, type SpawnTurnSpec } from './spawn-turn.js';
 export { readDotEnv, readJsonFile } from './settings-files.js';
 export { nativeSchema, type NativeSchema } from './structured.js';
 export { findMarked, findMarkedSync, killStragglers, RUN_MARKER_ENV } from './stragglers.js';
