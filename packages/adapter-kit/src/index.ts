@@ -9,10 +9,18 @@ export { approveAction, insideRoots, refusedByLevel } from './approvals.js';
 export { acpMcpServers, mcpConfigJson, type AcpMcpServer, type McpConfigServer } from './mcp-servers.js';
 export { adapterConfig, configPrefix, type AdapterConfig, type KeyDeclaration } from './config.js';
 export { defineAdapter, type AdapterSpec } from './define.js';
-export { alreadyLoggedIn, firstSignInUrl, LoginManager, manualLogin, type LoginSpec } from './login.js';
+export { alreadyLoggedIn, firstSignInUrl, LoginManager, manualLogin, manualLoginOf, type LoginSpec } from './login.js';
 export { permissionReport, resolvePermissions, type PermissionReport, type ResolvedPermissions } from './permissions.js';
 export { parseVersionText, probeVersion, type VersionProbe, type VersionProbeOptions } from './probe.js';
 export { toolFailure } from './failures.js';
+export {
+  classifyFailure,
+  failureClass,
+  type FailureClass,
+  type FailureFacts,
+  type FailureRule,
+  type FailureTable,
+} from './failure-table.js';
 export { parseRetryAfter, retryAfterMs } from './retry-after.js';
 export {
   liveProcessGroupCount,
