@@ -3,7 +3,7 @@ import { ProviderExecutionError, type Activity, type ChatContext, type StreamEve
 import { buildExecArgs } from './argv.js';
 import { CodexEventParser } from './events.js';
 import { classifyFailure, cleanStderr, TOOL_ID } from './failures.js';
-import { execInputs, type ExecInputs } from './inputs.js';
+import { execInputs, type ExecInputs } from './input.js';
 import type { CodexAdapterOptions } from './options.js';
 import { findRollout, readLastTurn, threadTotal, turnUsage } from './rollout.js';
 import type { TurnSettings } from './turn.js';

@@ -6,7 +6,7 @@ import { APPROVAL_MODE_OF, NAME, TOOL_ID } from './config.js';
 import { GeminiEventParser } from './events.js';
 import { classifyFailure, cleanStderr, RetryWatch } from './failures.js';
 import type { GeminiCliAdapterOptions } from './options.js';
-import { DENIED_TOOLS, policyToml, PERMISSION_NOTES } from './policy.js';
+import { DENIED_TOOLS, policyToml, PERMISSION_NOTES } from './permissions.js';
 import { findSessionFile } from './session-files.js';
 
 export interface GeminiTurn extends ResolvedPermissions {

@@ -7,7 +7,7 @@ import { exitFailure, resumeFailure } from './failures.js';
 import { imageFiles, type ModelCatalogs } from './images.js';
 import type { ResolvedOptions } from './options.js';
 import { envWithPermissions, opencodePermissions } from './permissions.js';
-import type { SessionDirs } from './session-dirs.js';
+import type { SessionDirs } from './session-files.js';
 import { SESSION_TITLE, userWantsTitles } from './titles.js';
 
 /**
