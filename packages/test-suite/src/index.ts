@@ -10,5 +10,6 @@ export * from './process-adapter.js';
 export * from './chat-control.js';
 export * from './real-registry.js';
 export * from './captures.js';
+export * from './fake-env.js';
 export * from './mock-openai-chat.js';
 export * from './mcp-test-servers.js';

@@ -1,6 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { capturesAt, makeTempDir, pathWith, writeFakeBin, type CapturedReplay } from '@toolbridge/test-suite';
+import { capturesAt, fakeCliEnv, writeFakeBin, type CapturedReplay, type FakeCliEnv } from '@toolbridge/test-suite';
 
 /** One run of the fake: what it prints, how it ends, the usage report it leaves. */
 export interface Replay extends CapturedReplay {
@@ -99,30 +97,9 @@ process.stdin.on('end', () => { record(input); replay(${JSON.stringify(chat)}); 
   );
 }
 
-export interface FakeCopilot {
-  env: NodeJS.ProcessEnv;
-  home: string;
-  runs(): Promise<FakeRun[]>;
-  cleanup(): Promise<void>;
-}
+export type FakeCopilot = FakeCliEnv<FakeRun>;
 
 /** A throwaway HOME and a fake `copilot` first on PATH replaying `chat`. */
-export async function fakeCopilotEnv(chat: Replay, login?: Replay): Promise<FakeCopilot> {
-  const tmp = await makeTempDir('toolbridge-copilot-test-');
-  const binDir = path.join(tmp.dir, 'bin');
-  const home = path.join(tmp.dir, 'home');
-  const recordFile = path.join(tmp.dir, 'runs.jsonl');
-  await writeFakeCopilot(binDir, chat, recordFile, login);
-  return {
-    env: { PATH: pathWith(binDir), HOME: home, TMPDIR: process.env.TMPDIR ?? '/tmp' },
-    home,
-    async runs() {
-      const text = await readFile(recordFile, 'utf8').catch(() => '');
-      return text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as FakeRun);
-    },
-    cleanup: tmp.cleanup,
-  };
+export function fakeCopilotEnv(chat: Replay, login?: Replay): Promise<FakeCopilot> {
+  return fakeCliEnv<FakeRun>('toolbridge-copilot-test-', (binDir, recordFile) => writeFakeCopilot(binDir, chat, recordFile, login));
 }

@@ -1,6 +1,6 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { capturesAt, makeTempDir, pathWith, writeFakeBin, type CapturedReplay } from '@toolbridge/test-suite';
+import { capturesAt, fakeCliEnv, writeFakeBin, type CapturedReplay, type FakeCliEnv } from '@toolbridge/test-suite';
 
 /** Output of the real gemini 0.61.0, recorded byte for byte (see captures/README.md). */
 const captures = capturesAt(import.meta.url);
@@ -86,31 +86,12 @@ process.stdin.on('end', async () => {
   );
 }
 
-export interface FakeGemini {
-  env: NodeJS.ProcessEnv;
-  home: string;
-  runs(): Promise<FakeRun[]>;
-  cleanup(): Promise<void>;
-}
+export type FakeGemini = FakeCliEnv<FakeRun>;
 
 /** A throwaway HOME and a fake `gemini` first on PATH replaying `chat`. */
-export async function fakeGeminiEnv(chat: Replay): Promise<FakeGemini> {
-  const tmp = await makeTempDir('toolbridge-gemini-test-');
-  const binDir = path.join(tmp.dir, 'bin');
-  const home = path.join(tmp.dir, 'home');
-  const recordFile = path.join(tmp.dir, 'runs.jsonl');
-  await mkdir(path.join(home, '.gemini'), { recursive: true });
-  await writeFakeGemini(binDir, chat, recordFile);
-  return {
-    env: { PATH: pathWith(binDir), HOME: home, TMPDIR: process.env.TMPDIR ?? '/tmp' },
-    home,
-    async runs() {
-      const text = await readFile(recordFile, 'utf8').catch(() => '');
-      return text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as FakeRun);
-    },
-    cleanup: tmp.cleanup,
-  };
+export function fakeGeminiEnv(chat: Replay): Promise<FakeGemini> {
+  return fakeCliEnv<FakeRun>('toolbridge-gemini-test-', async (binDir, recordFile, home) => {
+    await mkdir(path.join(home, '.gemini'), { recursive: true });
+    await writeFakeGemini(binDir, chat, recordFile);
+  });
 }
