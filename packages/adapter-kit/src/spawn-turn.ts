@@ -4,7 +4,7 @@ import { runFiles, type RunFiles } from './run-files.js';
 import type { ProcessResult, RunningProcess, SpawnOptions } from './run-types.js';
 import { spawnProcess } from './runner.js';
 
-/** What to start: the runner's options but the call's own (cwd, signal, tool id), which the skeleton adds. */
+/** What to start: the runner's options but the call's own (cwd, signal, tool id), which the skeleton adds; `env` defaults to `ctx.env`. */
 export interface SpawnLaunch extends Omit<SpawnOptions, 'cwd' | 'signal' | 'toolId' | 'onStderr'> {
   /** stderr as it comes; `proc.kill(error)` ends the run with that error (a tool about to retry for minutes). */
   onStderr?(text: string, proc: RunningProcess): void;
@@ -71,6 +71,7 @@ export async function* spawnTurn(request: ToolRequest, ctx: ChatContext, spec: S
     ctx.signal.throwIfAborted();
     const running: RunningProcess = spawnProcess({
       ...launch,
+      env: launch.env ?? ctx.env,
       cwd: ctx.cwd,
       signal: ctx.signal,
       toolId: spec.toolId,
