@@ -78,12 +78,7 @@ export function createEchoAgentAdapter(command = 'echo-agent'): ToolAdapter {
       return spawnTurn(request, ctx, {
         name: 'Echo Agent',
         toolId: 'echo-agent',
-        launch: () => ({
-          command,
-          args: ['run', ...(model ? ['--model', model] : [])],
-          stdin: renderConversation(request.messages),
-          env: ctx.env,
-        }),
+        launch: () => ({ command, args: ['run', ...(model ? ['--model', model] : [])], stdin: renderConversation(request.messages) }),
         line: (line) => events.push(line, model),
         failed: () => events.failure,
         finish(exit) {
