@@ -34,7 +34,7 @@ const request: ToolRequest = {
       role: 'user',
       content: [
         { type: 'text', text: 'hi' },
-        { type: 'image', mediaType: 'image/png', data: PNG },
+        { type: 'image', mediaType: 'image/png', data: PNG, bytes: Buffer.from(PNG, 'base64').length },
       ],
     },
   ],
