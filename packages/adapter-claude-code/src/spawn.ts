@@ -1,12 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { mcpConfigJson, parseJsonLine, spawnProcess, systemText, toolFailure, type RunningProcess } from '@toolbridge/adapter-kit';
+import { mcpConfigJson, parseJsonLine, spawnTurn, systemText, type RunFiles, type RunningProcess } from '@toolbridge/adapter-kit';
 import { answerToolUse, controlResponseLine } from './approvals.js';
 import type { ChatContext, PermissionLevel, StreamEvent, ToolRequest } from '@toolbridge/core';
 import { buildChatArgs } from './argv.js';
 import { LEVEL_OF, TOOL_ID } from './config.js';
 import { StreamParser } from './events.js';
-import type { ExitInfo } from './failures.js';
 import { controlLine, initializeLine, userLine } from './input.js';
 import type { ClaudeCodeAdapterOptions } from './options.js';
 import type { AccessPlan } from './permissions.js';
@@ -29,26 +28,20 @@ export interface TurnSettings {
 const AFTER_RESULT_GRACE_MS = 1500;
 
 /** The files a run needs, in the call's private scratch directory (removed by core afterwards). */
-export async function runFiles(
-  ctx: ChatContext,
+async function claudeFiles(
+  files: RunFiles,
   request: ToolRequest,
 ): Promise<{ tmpDir: string; systemPromptFile?: string; mcpConfigFile?: string }> {
-  const scratch = await ctx.scratchDir();
   // Claude Code leaves files under $TMPDIR (probe files, image copies, background job output): a private one goes with
   // the call (shared by its repair turn).
-  const tmpDir = path.join(scratch, 'tmp');
+  const tmpDir = path.join(await files.scratch(), 'tmp');
   await mkdir(tmpDir, { mode: 0o700, recursive: true });
   // The request's MCP servers go by file: their env and headers hold secrets that argv would show to every user.
-  let mcpConfigFile: string | undefined;
-  if (request.mcpServers?.length) {
-    mcpConfigFile = path.join(scratch, 'mcp.json');
-    await writeFile(mcpConfigFile, JSON.stringify(mcpConfigJson(request.mcpServers)), { mode: 0o600 });
-  }
+  const servers = request.mcpServers ?? [];
+  const mcpConfigFile = servers.length ? await files.write('mcp.json', JSON.stringify(mcpConfigJson(servers))) : undefined;
   const system = systemText(request.messages);
-  if (!system.trim()) return { tmpDir, ...(mcpConfigFile ? { mcpConfigFile } : {}) };
-  const systemPromptFile = path.join(scratch, 'system-prompt.md');
-  await writeFile(systemPromptFile, system, { mode: 0o600 });
-  return { tmpDir, systemPromptFile, ...(mcpConfigFile ? { mcpConfigFile } : {}) };
+  const systemPromptFile = system.trim() ? await files.write('system-prompt.md', system) : undefined;
+  return { tmpDir, ...(systemPromptFile ? { systemPromptFile } : {}), ...(mcpConfigFile ? { mcpConfigFile } : {}) };
 }
 
 /** The environment of a Claude Code run. */
@@ -69,80 +62,59 @@ export function runEnv(o: ClaudeCodeAdapterOptions, env: NodeJS.ProcessEnv, tmpD
  * keeps stdin open for the control protocol (`can_use_tool` answers, an `interrupt`) until its
  * result; a caller's interrupt of any other run ends its process, and the answer is the text so far.
  */
-export async function* printTurn(
+export function printTurn(
   o: ClaudeCodeAdapterOptions,
   request: ToolRequest,
   ctx: ChatContext,
   turn: TurnSettings,
   onRateLimit: (info: RateLimitInfo) => Promise<void>,
 ): AsyncGenerator<StreamEvent> {
-  let proc: RunningProcess | undefined;
-  try {
-    const { tmpDir, systemPromptFile, mcpConfigFile } = await runFiles(ctx, request);
-    const structured = request.responseFormat ? nativeSchema(request.responseFormat) : undefined;
-    const mode = o.systemPrompt ?? 'auto';
-    const args = buildChatArgs({
-      accessArgs: turn.access.args,
-      additionalDirs: turn.access.access === 'none' ? [] : request.additionalDirs,
-      model: turn.model,
-      maxTurns: turn.maxTurns,
-      systemPromptFile,
-      systemPromptMode: mode === 'auto' ? (turn.access.access === 'none' ? 'replace' : 'append') : mode,
-      persistSession: turn.persist,
-      ...(request.resume ? { resume: request.resume } : {}),
-      ...(mcpConfigFile ? { mcp: { configFile: mcpConfigFile, servers: request.mcpServers!.map((m) => m.name) } } : {}),
-      extraArgs: o.extraArgs ?? [],
-    });
-    ctx.signal.throwIfAborted();
-    const asks = turn.access.asks;
-    const running = spawnProcess({
-      command: o.command ?? 'claude',
-      args,
-      stdin: (structured || asks ? initializeLine('init', structured?.schema) : '') + userLine(request.messages),
-      ...(asks ? { interactive: true } : {}),
-      env: runEnv(o, ctx.env, tmpDir, structured !== undefined),
-      cwd: ctx.cwd,
-      signal: ctx.signal,
-      toolId: TOOL_ID,
-    });
-    proc = running;
-    const parser = new StreamParser(structured ? { structured: { wrapped: structured.wrapped } } : {});
-    let exit: ExitInfo = { exitCode: null, signal: null, stderrTail: '' };
-    let grace: NodeJS.Timeout | undefined;
-    const onInterrupt = () =>
-      asks ? void running.write(controlLine('interrupt', { subtype: 'interrupt' })).catch(() => undefined) : running.kill();
-    ctx.interrupt?.addEventListener('abort', onInterrupt, { once: true });
-    try {
-      for await (const line of running) {
-        if (parser.done) continue;
-        if (asks) answerControl(line, running, ctx, LEVEL_OF[turn.access.access], request.additionalDirs);
-        const { events, rateLimit } = parser.push(line);
-        if (rateLimit) await onRateLimit(rateLimit);
-        for (const event of events) yield event;
-        if (parser.done) {
-          if (asks) running.endInput();
-          grace = setTimeout(() => running.kill(), AFTER_RESULT_GRACE_MS);
-        }
-      }
-      exit = await running.result;
-    } catch (e) {
-      // Ended by us after its answer (or at the caller's interrupt): the answer stands.
-      if (!parser.done && !ctx.interrupt?.aborted) throw e;
-    } finally {
-      clearTimeout(grace);
-      ctx.interrupt?.removeEventListener('abort', onInterrupt);
-    }
-    // A killed run's session may be cut mid-write: the interrupted answer then names none, and core resends the transcript.
-    const result = ctx.interrupt?.aborted ? parser.finishInterrupted(exit, undefined, asks) : parser.finish(exit);
-    yield { type: 'result', result: { ...result, metadata: { ...result.metadata, permissions: turn.access.report, transport: 'spawn' } } };
-  } catch (e) {
-    throw toolFailure(e, 'Claude Code', TOOL_ID);
-  } finally {
-    if (proc) {
-      proc.kill();
-      await proc.result.catch(() => undefined);
-    }
-  }
+  const structured = request.responseFormat ? nativeSchema(request.responseFormat) : undefined;
+  const parser = new StreamParser(structured ? { structured: { wrapped: structured.wrapped } } : {});
+  const asks = turn.access.asks;
+  return spawnTurn(request, ctx, {
+    name: 'Claude Code',
+    toolId: TOOL_ID,
+    async launch(files) {
+      const { tmpDir, systemPromptFile, mcpConfigFile } = await claudeFiles(files, request);
+      const mode = o.systemPrompt ?? 'auto';
+      const args = buildChatArgs({
+        accessArgs: turn.access.args,
+        additionalDirs: turn.access.access === 'none' ? [] : request.additionalDirs,
+        model: turn.model,
+        maxTurns: turn.maxTurns,
+        systemPromptFile,
+        systemPromptMode: mode === 'auto' ? (turn.access.access === 'none' ? 'replace' : 'append') : mode,
+        persistSession: turn.persist,
+        ...(request.resume ? { resume: request.resume } : {}),
+        ...(mcpConfigFile ? { mcp: { configFile: mcpConfigFile, servers: request.mcpServers!.map((m) => m.name) } } : {}),
+        extraArgs: o.extraArgs ?? [],
+      });
+      return {
+        command: o.command ?? 'claude',
+        args,
+        stdin: (structured || asks ? initializeLine('init', structured?.schema) : '') + userLine(request.messages),
+        ...(asks ? { interactive: true } : {}),
+        env: runEnv(o, ctx.env, tmpDir, structured !== undefined),
+      };
+    },
+    async line(line, proc) {
+      if (asks) answerControl(line, proc, ctx, LEVEL_OF[turn.access.access], request.additionalDirs);
+      const { events, rateLimit } = parser.push(line);
+      if (rateLimit) await onRateLimit(rateLimit);
+      return events;
+    },
+    answered: () => parser.done,
+    onAnswer: (proc) => (asks ? proc.endInput() : undefined),
+    afterAnswerMs: AFTER_RESULT_GRACE_MS,
+    // An approvals run is asked natively (it goes on reading its input); any other run is ended.
+    interrupt: asks ? (proc) => void proc.write(controlLine('interrupt', { subtype: 'interrupt' })).catch(() => undefined) : 'kill',
+    finish(exit, { interrupted }) {
+      // A killed run's session may be cut mid-write: the interrupted answer then names none, and core resends the transcript.
+      const result = interrupted ? parser.finishInterrupted(exit, undefined, asks) : parser.finish(exit);
+      return { ...result, metadata: { ...result.metadata, permissions: turn.access.report } };
+    },
+  });
 }
 
 /** Answer a `can_use_tool` control request of an approvals run (through the kit's `approveAction`). */

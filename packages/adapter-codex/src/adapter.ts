@@ -6,7 +6,7 @@ import { codexLogin, loginStatusAuth, providerAuth } from './auth.js';
 import { codexConfig, TOOL_ID } from './config.js';
 import { detectCodex } from './detect.js';
 import type { CodexAdapterOptions } from './options.js';
-import { takesFormat } from './inputs.js';
+import { takesFormat } from './input.js';
 import { execTurn } from './spawn.js';
 import { readRateLimits } from './rate-limits.js';
 import { turnSettings, withMcpServers } from './turn.js';

@@ -1,6 +1,6 @@
 import { probeVersion } from '@toolbridge/adapter-kit';
 import type { CallContext, Capability, DetectResult } from '@toolbridge/core';
-import { readCatalog, visibleModels, type CatalogModel } from './catalog.js';
+import { readCatalog, visibleModels, type CatalogModel } from './models.js';
 import { codexConfig, TOOL_ID } from './config.js';
 import { readCodexUserConfig, type CodexUserConfig } from './user-config.js';
 

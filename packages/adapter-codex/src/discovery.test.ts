@@ -5,7 +5,7 @@ import { createCallContext } from '@toolbridge/core';
 import { makeTempDir } from '@toolbridge/test-suite';
 import { createCodexAdapter } from './adapter.js';
 import { loginStatusAuth, providerAuth } from './auth.js';
-import { parseCatalog } from './catalog.js';
+import { parseCatalog } from './models.js';
 import { chooseModels } from './detect.js';
 import { capture, fakeCodexEnv, REPLAYS } from './testing/fake-codex.js';
 import { readCodexUserConfig } from './user-config.js';

@@ -6,7 +6,7 @@ import { RpcError, type AppServer, type Notification } from './app-server.js';
 import { CodexEventParser } from './events.js';
 import { LEVEL_OF } from './config.js';
 import { classifyFailure, TOOL_ID } from './failures.js';
-import { turnPrompt } from './inputs.js';
+import { turnPrompt } from './input.js';
 import { readLastTurn } from './rollout.js';
 import type { TurnSettings } from './turn.js';
 

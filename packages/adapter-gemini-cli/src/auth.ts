@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { manualLogin as signInManually, readDotEnv as dotEnv, readJsonFile } from '@toolbridge/adapter-kit';
-import type { AuthStartResult, AuthState } from '@toolbridge/core';
+import { manualLoginOf, readDotEnv as dotEnv, readJsonFile } from '@toolbridge/adapter-kit';
+import type { AuthState } from '@toolbridge/core';
 import { NAME, TOOL_ID } from './config.js';
 
 /** `~/.gemini`, or `$GEMINI_CLI_HOME/.gemini` (where Gemini CLI keeps settings, credentials, sessions). */
@@ -91,15 +91,12 @@ export async function checkGeminiAuth(env: NodeJS.ProcessEnv): Promise<AuthState
  * Gemini CLI has no login command and no headless sign-in: the Google login runs inside an
  * interactive session (and headless runs refuse to start it). So the start is `manual`.
  */
-export function manualLogin(command: string, state: AuthState): AuthStartResult {
-  return signInManually(
-    TOOL_ID,
-    NAME,
-    command,
-    state,
+export const manualLogin = manualLoginOf(
+  TOOL_ID,
+  NAME,
+  (command) =>
     `${NAME} signs in inside an interactive session: run "${command}" in a terminal, choose "Sign in with Google" and finish in the browser ` +
-      `(credentials are stored in ~/.gemini/oauth_creds.json). Or use an API key: set GEMINI_API_KEY (from https://aistudio.google.com/apikey) ` +
-      `in the environment Toolbridge runs in, or in ~/.gemini/.env. Vertex AI: GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and ` +
-      `GOOGLE_CLOUD_LOCATION (or GOOGLE_API_KEY).`,
-  );
-}
+    `(credentials are stored in ~/.gemini/oauth_creds.json). Or use an API key: set GEMINI_API_KEY (from https://aistudio.google.com/apikey) ` +
+    `in the environment Toolbridge runs in, or in ~/.gemini/.env. Vertex AI: GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and ` +
+    `GOOGLE_CLOUD_LOCATION (or GOOGLE_API_KEY).`,
+);

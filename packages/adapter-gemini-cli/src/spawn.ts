@@ -1,15 +1,4 @@
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import {
-  imagesOf,
-  permissionReport,
-  renderConversation,
-  spawnProcess,
-  toolFailure,
-  writeImageFiles,
-  type ResolvedPermissions,
-  type RunningProcess,
-} from '@toolbridge/adapter-kit';
+import { permissionReport, promptWithImagePaths, refuseMisreadArgs, spawnTurn, type ResolvedPermissions } from '@toolbridge/adapter-kit';
 import { InvalidRequestError, ProviderExecutionError, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
 import { buildArgs } from './argv.js';
 import { geminiDir } from './auth.js';
@@ -17,7 +6,7 @@ import { APPROVAL_MODE_OF, NAME, TOOL_ID } from './config.js';
 import { GeminiEventParser } from './events.js';
 import { classifyFailure, cleanStderr, RetryWatch } from './failures.js';
 import type { GeminiCliAdapterOptions } from './options.js';
-import { DENIED_TOOLS, policyToml, PERMISSION_NOTES } from './policy.js';
+import { DENIED_TOOLS, policyToml, PERMISSION_NOTES } from './permissions.js';
 import { findSessionFile } from './session-files.js';
 
 export interface GeminiTurn extends ResolvedPermissions {
@@ -26,21 +15,9 @@ export interface GeminiTurn extends ResolvedPermissions {
 
 const SESSION_ID = /^[0-9a-f][0-9a-f-]{7,63}$/i;
 
-/** The prompt: the conversation, then each image as an `@path` Gemini CLI inlines (spaces escaped, as it wants them). */
-export function promptWithImages(request: ToolRequest, imageFiles: readonly string[]): string {
-  const text = renderConversation(request.messages);
-  if (imageFiles.length === 0) return text;
-  const refs = imageFiles.map((f, i) => `[image ${i + 1}]: @${f.replace(/(\s)/g, '\\$1')}`);
-  return `${text}\n\n${refs.join('\n')}`;
-}
-
 /** What either transport refuses before starting: option-like model names, bad session ids, commas in directories. */
 export function checkRequest(request: ToolRequest, model: string | undefined): void {
-  // A value starting with "-" would be read as another option.
-  if (model?.startsWith('-')) throw new InvalidRequestError(`invalid ${NAME} model name "${model}"`, { toolId: TOOL_ID });
-  if (request.resume && !SESSION_ID.test(request.resume.nativeSessionId)) {
-    throw new InvalidRequestError(`invalid ${NAME} session id "${request.resume.nativeSessionId}"`, { toolId: TOOL_ID });
-  }
+  refuseMisreadArgs(request, model, { name: NAME, toolId: TOOL_ID, sessionId: SESSION_ID });
   // --include-directories splits its value on commas.
   const comma = request.additionalDirs.find((d) => d.includes(','));
   if (comma) throw new InvalidRequestError(`${NAME} cannot take a directory whose path has a comma: ${comma}`, { toolId: TOOL_ID });
@@ -48,72 +25,62 @@ export function checkRequest(request: ToolRequest, model: string | undefined): v
 
 /**
  * One chat as one headless `gemini` run, the prompt on stdin. Images and the permission policy
- * go to the call's scratch directory (removed by core afterwards), which is also Gemini's TMPDIR
- * so its error reports go with it. No process of the run outlives the call.
+ * go to the run's files in the call's scratch directory (removed by core afterwards), which is
+ * also Gemini's TMPDIR so its error reports go with it.
  */
-export async function* runTurn(
-  o: GeminiCliAdapterOptions,
-  request: ToolRequest,
-  ctx: ChatContext,
-  turn: GeminiTurn,
-): AsyncGenerator<StreamEvent> {
+export function runTurn(o: GeminiCliAdapterOptions, request: ToolRequest, ctx: ChatContext, turn: GeminiTurn): AsyncGenerator<StreamEvent> {
   checkRequest(request, turn.model);
-  ctx.signal.throwIfAborted();
   const parser = new GeminiEventParser();
   const watch = new RetryWatch();
-  let proc: RunningProcess | undefined;
-  try {
-    const scratch = await ctx.scratchDir();
-    const imageFiles = await writeImageFiles(imagesOf(request.messages), scratch);
-    const policy = policyToml(turn.level);
-    const policyFile = policy ? path.join(scratch, 'toolbridge-policy.toml') : undefined;
-    if (policyFile) await writeFile(policyFile, policy!, { mode: 0o600 });
-    let sessionFile: string | undefined;
-    if (request.resume?.fork) {
-      sessionFile = await findSessionFile(geminiDir(ctx.env), request.resume.nativeSessionId);
-      if (!sessionFile) {
-        throw new ProviderExecutionError(`${NAME} has no stored session ${request.resume.nativeSessionId} to fork`, { toolId: TOOL_ID });
+  const approvalMode = APPROVAL_MODE_OF[turn.level];
+  return spawnTurn(request, ctx, {
+    name: NAME,
+    toolId: TOOL_ID,
+    async launch(files) {
+      const scratch = await files.scratch();
+      const imageFiles = await files.images();
+      const policy = policyToml(turn.level);
+      const policyFile = policy ? await files.write('toolbridge-policy.toml', policy) : undefined;
+      let sessionFile: string | undefined;
+      if (request.resume?.fork) {
+        sessionFile = await findSessionFile(geminiDir(ctx.env), request.resume.nativeSessionId);
+        if (!sessionFile) {
+          throw new ProviderExecutionError(`${NAME} has no stored session ${request.resume.nativeSessionId} to fork`, { toolId: TOOL_ID });
+        }
       }
-    }
-    const approvalMode = APPROVAL_MODE_OF[turn.level];
-    proc = spawnProcess({
-      command: o.command ?? 'gemini',
-      args: buildArgs({
-        approvalMode,
-        model: turn.model,
-        policyFile,
-        ...(request.resume && !request.resume.fork ? { resume: request.resume.nativeSessionId } : {}),
-        ...(sessionFile ? { sessionFile } : {}),
-        includeDirectories: [...request.additionalDirs, ...(imageFiles.length > 0 ? [scratch] : [])],
-      }),
-      stdin: promptWithImages(request, imageFiles),
-      // One process instead of a relauncher parent that ignores SIGTERM (and ~1.2 s faster).
-      env: { ...ctx.env, GEMINI_CLI_NO_RELAUNCH: 'true', TMPDIR: scratch },
-      cwd: ctx.cwd,
-      signal: ctx.signal,
-      toolId: TOOL_ID,
-      ...(o.maxOutputBytes ? { maxOutputBytes: o.maxOutputBytes } : {}),
-      onStderr: (text) => {
-        if (o.cliRetries) return;
-        // Gemini is about to retry a failed request (for minutes): end the run with that failure now.
-        const attempt = watch.push(text);
-        if (attempt) proc?.kill(classifyFailure(attempt));
-      },
-    });
-    for await (const line of proc) yield* parser.push(line);
-    const exit = await proc.result;
-    const result = parser.result;
-    if (result?.status === 'success') {
-      const models = result.models;
-      const model = models.length === 1 ? models[0] : (turn.model ?? parser.model);
-      yield {
-        type: 'result',
-        result: {
+      return {
+        command: o.command ?? 'gemini',
+        args: buildArgs({
+          approvalMode,
+          model: turn.model,
+          policyFile,
+          ...(request.resume && !request.resume.fork ? { resume: request.resume.nativeSessionId } : {}),
+          ...(sessionFile ? { sessionFile } : {}),
+          includeDirectories: [...request.additionalDirs, ...(imageFiles.length > 0 ? [scratch] : [])],
+        }),
+        stdin: promptWithImagePaths(request.messages, imageFiles),
+        // One process instead of a relauncher parent that ignores SIGTERM (and ~1.2 s faster).
+        env: { ...ctx.env, GEMINI_CLI_NO_RELAUNCH: 'true', TMPDIR: scratch },
+        ...(o.maxOutputBytes ? { maxOutputBytes: o.maxOutputBytes } : {}),
+        onStderr(text, proc) {
+          if (o.cliRetries) return;
+          // Gemini is about to retry a failed request (for minutes): end the run with that failure now.
+          const attempt = watch.push(text);
+          if (attempt) proc.kill(classifyFailure(attempt));
+        },
+      };
+    },
+    line: (line) => parser.push(line),
+    finish(exit) {
+      const result = parser.result;
+      if (result?.status === 'success') {
+        const models = result.models;
+        const model = models.length === 1 ? models[0] : (turn.model ?? parser.model);
+        return {
           message: { role: 'assistant', content: parser.text },
           usage: result.usage,
           ...(model ? { model } : {}),
           metadata: {
-            transport: 'spawn',
             ...(parser.sessionId ? { nativeSessionId: parser.sessionId } : {}),
             permissions: {
               ...permissionReport(turn, turn.level, PERMISSION_NOTES[turn.level]),
@@ -123,24 +90,16 @@ export async function* runTurn(
             ...(result.toolCalls ? { toolCalls: result.toolCalls } : {}),
             ...(parser.warnings.length ? { warnings: parser.warnings } : {}),
           },
-        },
-      };
-      return;
-    }
-    const context = { exitCode: exit.exitCode, stderrTail: exit.stderrTail };
-    if (result)
-      throw classifyFailure(result.error?.message || parser.warnings.at(-1) || `the run ended with status "${result.status}"`, context);
-    if (exit.exitCode !== 0 || exit.signal) {
-      throw classifyFailure(cleanStderr(exit.stderrTail) || `gemini exited with ${exit.signal ?? `code ${exit.exitCode}`}`, context);
-    }
-    const why = parser.nonJsonLines > 0 ? ` (${parser.nonJsonLines} output line(s) were not JSON events)` : '';
-    throw new ProviderExecutionError(`${NAME} ended without a result${why}`, { toolId: TOOL_ID, details: context });
-  } catch (error) {
-    throw toolFailure(error, NAME, TOOL_ID);
-  } finally {
-    if (proc) {
-      proc.kill();
-      await proc.result.catch(() => {});
-    }
-  }
+        };
+      }
+      const context = { exitCode: exit.exitCode, stderrTail: exit.stderrTail };
+      if (result)
+        throw classifyFailure(result.error?.message || parser.warnings.at(-1) || `the run ended with status "${result.status}"`, context);
+      if (exit.exitCode !== 0 || exit.signal) {
+        throw classifyFailure(cleanStderr(exit.stderrTail) || `gemini exited with ${exit.signal ?? `code ${exit.exitCode}`}`, context);
+      }
+      const why = parser.nonJsonLines > 0 ? ` (${parser.nonJsonLines} output line(s) were not JSON events)` : '';
+      throw new ProviderExecutionError(`${NAME} ended without a result${why}`, { toolId: TOOL_ID, details: context });
+    },
+  });
 }

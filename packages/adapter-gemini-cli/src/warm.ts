@@ -6,7 +6,7 @@ import { geminiDir } from './auth.js';
 import { APPROVAL_MODE_OF, NAME, TOOL_ID } from './config.js';
 import { classifyFailure } from './failures.js';
 import type { GeminiCliAdapterOptions } from './options.js';
-import { DENIED_TOOLS, PERMISSION_NOTES, policyToml } from './policy.js';
+import { DENIED_TOOLS, PERMISSION_NOTES, policyToml } from './permissions.js';
 
 /** What one `gemini --acp` process is bound to at start. */
 export interface GeminiSetup {

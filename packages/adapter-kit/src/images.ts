@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { imageExtension, type ToolImage } from '@toolbridge/core';
+import { imageExtension, type ToolImage, type ToolMessage } from '@toolbridge/core';
+import { renderConversation } from './text.js';
 
 /**
  * Write a conversation's images (in `imagesOf()` order) into a private directory, for CLIs that
@@ -16,4 +17,15 @@ export async function writeImageFiles(images: readonly ToolImage[], dir: string)
       return file;
     }),
   );
+}
+
+/**
+ * The conversation, then each image file as an `@path` reference the CLI inlines itself (spaces
+ * escaped, as it wants them): how Gemini CLI and Qwen Code (its fork) take images in a headless run.
+ */
+export function promptWithImagePaths(messages: readonly ToolMessage[], imageFiles: readonly string[]): string {
+  const text = renderConversation(messages);
+  if (imageFiles.length === 0) return text;
+  const refs = imageFiles.map((f, i) => `[image ${i + 1}]: @${f.replace(/(\s)/g, '\\$1')}`);
+  return `${text}\n\n${refs.join('\n')}`;
 }

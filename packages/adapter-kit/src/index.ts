@@ -9,10 +9,18 @@ export { approveAction, insideRoots, refusedByLevel } from './approvals.js';
 export { acpMcpServers, mcpConfigJson, type AcpMcpServer, type McpConfigServer } from './mcp-servers.js';
 export { adapterConfig, configPrefix, type AdapterConfig, type KeyDeclaration } from './config.js';
 export { defineAdapter, type AdapterSpec } from './define.js';
-export { alreadyLoggedIn, firstSignInUrl, LoginManager, manualLogin, type LoginSpec } from './login.js';
+export { alreadyLoggedIn, firstSignInUrl, LoginManager, manualLogin, manualLoginOf, type LoginSpec } from './login.js';
 export { permissionReport, resolvePermissions, type PermissionReport, type ResolvedPermissions } from './permissions.js';
 export { parseVersionText, probeVersion, type VersionProbe, type VersionProbeOptions } from './probe.js';
 export { toolFailure } from './failures.js';
+export {
+  classifyFailure,
+  failureClass,
+  type FailureClass,
+  type FailureFacts,
+  type FailureRule,
+  type FailureTable,
+} from './failure-table.js';
 export { parseRetryAfter, retryAfterMs } from './retry-after.js';
 export {
   liveProcessGroupCount,
@@ -23,7 +31,10 @@ export {
   type RunningProcess,
   type SpawnOptions,
 } from './runner.js';
-export { writeImageFiles } from './images.js';
+export { promptWithImagePaths, writeImageFiles } from './images.js';
+export { refuseMisreadArgs } from './request-checks.js';
+export { runFiles, type RunFiles } from './run-files.js';
+export { NO_EXIT, spawnTurn, type SpawnLaunch, type SpawnTurnSpec } from './spawn-turn.js';
 export { readDotEnv, readJsonFile } from './settings-files.js';
 export { nativeSchema, type NativeSchema } from './structured.js';
 export { findMarked, findMarkedSync, killStragglers, RUN_MARKER_ENV } from './stragglers.js';

@@ -60,6 +60,15 @@ export function manualLogin(toolId: string, name: string, command: string, state
   return { toolId, status: 'manual', authenticated: false, command, instructions, output: '', checkedAt: new Date().toISOString() };
 }
 
+/** The `startAuth()` of such a tool from the words that tell the user what to do (naming the command to run). */
+export function manualLoginOf(
+  toolId: string,
+  name: string,
+  instructions: (command: string) => string,
+): (command: string, state: AuthState) => AuthStartResult {
+  return (command, state) => manualLogin(toolId, name, command, state, instructions(command));
+}
+
 /**
  * A tool's browser login run in the background. At most one at a time: a second `start()` joins
  * the open one (`in_progress`). The login outlives the call that started it (the user needs

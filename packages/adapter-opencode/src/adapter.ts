@@ -5,7 +5,7 @@ import { configuredModel, opencodeConfig, TOOL_ID } from './config.js';
 import { parseModels, providerOf } from './models.js';
 import { resolveOptions, type OpenCodeAdapterOptions, type ResolvedOptions } from './options.js';
 import { ModelCatalogs } from './images.js';
-import { SessionDirs } from './session-dirs.js';
+import { SessionDirs } from './session-files.js';
 import { chatTurn, OpenCodeWarm } from './warm.js';
 
 /**

@@ -1,4 +1,4 @@
-import { renderConversation, spawnProcess, toolFailure, type RunningProcess } from '@toolbridge/adapter-kit';
+import { renderConversation, spawnTurn } from '@toolbridge/adapter-kit';
 import type { ChatContext, StreamEvent, ToolRequest } from '@toolbridge/core';
 import { runArgs } from './argv.js';
 import { TOOL_ID } from './config.js';
@@ -7,7 +7,7 @@ import { exitFailure, resumeFailure } from './failures.js';
 import { imageFiles, type ModelCatalogs } from './images.js';
 import type { ResolvedOptions } from './options.js';
 import { envWithPermissions, opencodePermissions } from './permissions.js';
-import type { SessionDirs } from './session-dirs.js';
+import type { SessionDirs } from './session-files.js';
 import { SESSION_TITLE, userWantsTitles } from './titles.js';
 
 /**
@@ -15,7 +15,7 @@ import { SESSION_TITLE, userWantsTitles } from './titles.js';
  * session, or `--session <id>` (with `--fork`) for the one core names; the permission level as
  * rules in `OPENCODE_CONFIG_CONTENT`; images as `-f` files.
  */
-export async function* runTurn(
+export function runTurn(
   o: ResolvedOptions,
   request: ToolRequest,
   ctx: ChatContext,
@@ -23,49 +23,41 @@ export async function* runTurn(
   catalogs: ModelCatalogs,
   sessions: SessionDirs,
 ): AsyncGenerator<StreamEvent> {
-  let proc: RunningProcess | undefined;
-  try {
-    const permissions = opencodePermissions(request, ctx);
-    const env = envWithPermissions(ctx.env, permissions.config);
-    const files = await imageFiles(request, ctx, model, catalogs);
-    const resume = request.resume;
-    if (resume) sessions.check(resume.nativeSessionId, ctx.cwd);
-    proc = spawnProcess({
-      command: o.command,
-      args: runArgs({
-        dir: ctx.cwd,
-        files,
-        extraArgs: o.extraArgs,
-        ...(model ? { model } : {}),
-        ...(resume ? { resume } : {}),
-        // A session we start gets our title (one model call, not two) unless the user's config asks for titles.
-        ...(!resume && !userWantsTitles(ctx.env) ? { title: SESSION_TITLE } : {}),
-      }),
-      // The prompt goes on stdin (never argv); stdin is closed after it, or `opencode run` waits for EOF.
-      stdin: renderConversation(request.messages),
-      env,
-      cwd: ctx.cwd,
-      signal: ctx.signal,
-      toolId: TOOL_ID,
-    });
-    const run = new RunAccumulator();
-    for await (const line of proc) {
-      for (const event of run.accept(line)) yield event;
-    }
-    const exit = await proc.result;
-    if (run.error) throw run.error;
-    if (resume && exit.exitCode !== 0) throw resumeFailure(exit) ?? exitFailure(exit, run.sawText, run.unrecognisedLines);
-    if (exit.exitCode !== 0 || exit.signal || !run.sawText) throw exitFailure(exit, run.sawText, run.unrecognisedLines, run.refusals);
-    const result = run.result(model);
-    if (typeof result.metadata.nativeSessionId === 'string') sessions.remember(result.metadata.nativeSessionId, ctx.cwd);
-    result.metadata = { ...result.metadata, permissions: permissions.metadata, transport: 'spawn' };
-    yield { type: 'result', result };
-  } catch (e) {
-    throw toolFailure(e, 'OpenCode', TOOL_ID);
-  } finally {
-    if (proc) {
-      proc.kill();
-      await proc.result.catch(() => {});
-    }
-  }
+  const run = new RunAccumulator();
+  const resume = request.resume;
+  let permissions: ReturnType<typeof opencodePermissions>['metadata'];
+  return spawnTurn(request, ctx, {
+    name: 'OpenCode',
+    toolId: TOOL_ID,
+    async launch() {
+      const plan = opencodePermissions(request, ctx);
+      permissions = plan.metadata;
+      const files = await imageFiles(request, ctx, model, catalogs);
+      if (resume) sessions.check(resume.nativeSessionId, ctx.cwd);
+      return {
+        command: o.command,
+        args: runArgs({
+          dir: ctx.cwd,
+          files,
+          extraArgs: o.extraArgs,
+          ...(model ? { model } : {}),
+          ...(resume ? { resume } : {}),
+          // A session we start gets our title (one model call, not two) unless the user's config asks for titles.
+          ...(!resume && !userWantsTitles(ctx.env) ? { title: SESSION_TITLE } : {}),
+        }),
+        // The prompt goes on stdin (never argv); stdin is closed after it, or `opencode run` waits for EOF.
+        stdin: renderConversation(request.messages),
+        env: envWithPermissions(ctx.env, plan.config),
+      };
+    },
+    line: (line) => run.accept(line),
+    finish(exit) {
+      if (run.error) throw run.error;
+      if (resume && exit.exitCode !== 0) throw resumeFailure(exit) ?? exitFailure(exit, run.sawText, run.unrecognisedLines);
+      if (exit.exitCode !== 0 || exit.signal || !run.sawText) throw exitFailure(exit, run.sawText, run.unrecognisedLines, run.refusals);
+      const result = run.result(model);
+      if (typeof result.metadata.nativeSessionId === 'string') sessions.remember(result.metadata.nativeSessionId, ctx.cwd);
+      return { ...result, metadata: { ...result.metadata, permissions } };
+    },
+  });
 }

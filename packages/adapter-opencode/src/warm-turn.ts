@@ -15,7 +15,7 @@ import type { ModelCatalogs } from './images.js';
 import { opencodePermissions, sessionRules } from './permissions.js';
 import { decidePermission } from './serve-approvals.js';
 import { ServeHttpError, type ServeEvent } from './serve-client.js';
-import type { SessionDirs } from './session-dirs.js';
+import type { SessionDirs } from './session-files.js';
 import type { OpenCodeServer } from './serve-process.js';
 import { SESSION_TITLE, userWantsTitles } from './titles.js';
 

@@ -26,7 +26,7 @@ import { envWithMcpServers } from './mcp-servers.js';
 import { modelFor } from './models.js';
 import type { ResolvedOptions } from './options.js';
 import { OpenCodeServer } from './serve-process.js';
-import type { SessionDirs } from './session-dirs.js';
+import type { SessionDirs } from './session-files.js';
 import { runTurn } from './spawn.js';
 import { serveTurn } from './warm-turn.js';
 

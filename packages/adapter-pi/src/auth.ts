@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { manualLogin as signInManually } from '@toolbridge/adapter-kit';
-import type { AuthStartResult, AuthState } from '@toolbridge/core';
+import { manualLoginOf } from '@toolbridge/adapter-kit';
+import type { AuthState } from '@toolbridge/core';
 import { NAME, TOOL_ID } from './config.js';
 
 /** The environment variables Pi reads a provider's key from (pi-ai's `env-api-keys`, 0.73.1). */
@@ -71,14 +71,11 @@ export async function checkPiAuth(userDir: string, env: NodeJS.ProcessEnv): Prom
 }
 
 /** Pi logs in only inside its interactive UI (`/login`): the user is told how. */
-export function manualLogin(command: string, state: AuthState): AuthStartResult {
-  return signInManually(
-    TOOL_ID,
-    NAME,
-    command,
-    state,
+export const manualLogin = manualLoginOf(
+  TOOL_ID,
+  NAME,
+  (command) =>
     `${NAME} signs in inside its interactive UI: run "${command}" in a terminal, type /login and choose a provider ` +
-      `(Claude Pro/Max, ChatGPT Plus/Pro, GitHub Copilot, ...); the login is stored in ~/.pi/agent/auth.json. ` +
-      `Or set a provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ...) in the environment Toolbridge runs in.`,
-  );
-}
+    `(Claude Pro/Max, ChatGPT Plus/Pro, GitHub Copilot, ...); the login is stored in ~/.pi/agent/auth.json. ` +
+    `Or set a provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ...) in the environment Toolbridge runs in.`,
+);

@@ -1,12 +1,5 @@
-import {
-  ProviderExecutionError,
-  QuotaExceededError,
-  RateLimitError,
-  tail,
-  TimeoutError,
-  ToolAuthError,
-  type ToolbridgeError,
-} from '@toolbridge/core';
+import { classifyFailure, type FailureFacts, type FailureTable } from '@toolbridge/adapter-kit';
+import { tail, type ToolbridgeError } from '@toolbridge/core';
 import { NAME, TOOL_ID } from './config.js';
 
 // Pi's OpenAI, Anthropic and Google clients put the HTTP status first: "429 Rate limit reached …" (measured).
@@ -28,31 +21,41 @@ function resetMs(text: string): number | undefined {
   return Math.round(n * scale);
 }
 
+const unknownStatus = (f: FailureFacts) => f.status === undefined;
+
+/** Pi's failures: the status that leads the message decides; text heuristics only when there is none. */
+const PI_FAILURES: FailureTable = {
+  name: NAME,
+  toolId: TOOL_ID,
+  rules: [
+    { class: 'auth', status: [401, 403] },
+    { class: 'auth', match: AUTH_TEXT, when: unknownStatus },
+    { class: 'quota', status: [429], match: QUOTA_TEXT },
+    { class: 'rate_limit', status: [429] },
+    { class: 'quota', match: QUOTA_TEXT, when: unknownStatus },
+    { class: 'rate_limit', match: RATE_TEXT, when: unknownStatus },
+    { class: 'timeout', status: [408, 504] },
+    { class: 'timeout', match: TIMEOUT_TEXT, when: unknownStatus },
+    // No status (a connection error), or the server's own failure: another try may well work.
+    { class: 'transient', when: (f) => f.status === undefined || f.status >= 500 },
+  ],
+  messages: {
+    auth: (f) =>
+      `${NAME} is not authorised by its provider: ${f.text}. Log in with "/login" in an interactive "pi", or set the provider's API key.`,
+    quota: (f) => `${NAME}'s provider quota is used up: ${f.text}`,
+    rate_limit: (f) => `${NAME}'s provider is rate limiting: ${f.text}`,
+    timeout: (f) => `${NAME}'s provider timed out: ${f.text}`,
+  },
+  retryAfterMs: resetMs,
+};
+
 /**
  * A Pi turn that ended with `stopReason:"error"` as a typed error, from its `errorMessage` (the only
- * thing Pi reports: no status field, no headers). The status that leads the message decides; text
- * heuristics only when there is none.
+ * thing Pi reports: no status field, no headers).
  */
 export function classifyErrorMessage(raw: string): ToolbridgeError {
   const text = tail(raw.trim() || 'no message', 1000);
   const status = Number(STATUS.exec(text)?.[1] ?? NaN);
   const known = Number.isFinite(status);
-  const details: Record<string, unknown> = known ? { statusCode: status } : {};
-  const options = { toolId: TOOL_ID, details };
-  if (status === 401 || status === 403 || (!known && AUTH_TEXT.test(text))) {
-    return new ToolAuthError(
-      `${NAME} is not authorised by its provider: ${text}. Log in with "/login" in an interactive "pi", or set the provider's API key.`,
-      options,
-    );
-  }
-  if (status === 429 || (!known && (RATE_TEXT.test(text) || QUOTA_TEXT.test(text)))) {
-    const retryAfterMs = resetMs(text);
-    const withReset = { ...options, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-    if (QUOTA_TEXT.test(text)) return new QuotaExceededError(`${NAME}'s provider quota is used up: ${text}`, withReset);
-    return new RateLimitError(`${NAME}'s provider is rate limiting: ${text}`, withReset);
-  }
-  if (status === 408 || status === 504 || (!known && TIMEOUT_TEXT.test(text))) {
-    return new TimeoutError(`${NAME}'s provider timed out: ${text}`, options);
-  }
-  return new ProviderExecutionError(`${NAME} failed: ${text}`, { ...options, retryable: !known || status >= 500 });
+  return classifyFailure({ text, ...(known ? { status, details: { statusCode: status } } : {}) }, PI_FAILURES);
 }

@@ -1,4 +1,4 @@
-import { parseJsonLine, spawnProcess, toolFailure, writeImageFiles, type RunningProcess } from '@toolbridge/adapter-kit';
+import { parseJsonLine, spawnTurn } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, tail, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
 import { NAME, TOOL_ID } from './config.js';
 import { sessionFile } from './dirs.js';
@@ -21,61 +21,47 @@ export function missingSession(): ProviderExecutionError {
  * by the extension from `TOOLBRIDGE_PI_POLICY` (and, at read-only, Pi's own `--tools` allow-list
  * too). The interrupt ends the run (Pi has written the session so far) with what was said.
  */
-export async function* jsonTurn(command: string, request: ToolRequest, ctx: ChatContext, turn: TurnSettings): AsyncGenerator<StreamEvent> {
-  let proc: RunningProcess | undefined;
-  const onInterrupt = () => proc?.kill();
-  try {
-    const resume = request.resume;
-    const file = resume ? await sessionFile(turn.runtimeDir, resume.nativeSessionId) : undefined;
-    if (resume && !file) throw missingSession();
-    const images = turn.images.length > 0 ? await writeImageFiles(turn.images, await ctx.scratchDir()) : [];
-    const readOnly = turn.permissions.level === 'read-only';
-    proc = spawnProcess({
-      command,
-      args: [
-        '--mode',
-        'json',
-        ...commonArgs(turn.runtimeDir, turn.model, turn.thinking),
-        ...(readOnly ? ['--tools', READ_TOOLS.join(',')] : []),
-        ...(file ? [resume!.fork ? '--fork' : '--session', file] : []),
-        ...images.map((f) => `@${f}`),
-        '-p',
-      ],
-      stdin: turn.prompt,
-      env: runEnv(ctx.env, turn.runtimeDir, policyEnv(turn.permissions)),
-      cwd: ctx.cwd,
-      signal: ctx.signal,
-      toolId: TOOL_ID,
-    });
-    ctx.interrupt?.addEventListener('abort', onInterrupt, { once: true });
-    const run = new PiTurn();
-    for await (const line of proc) {
-      const event = parseJsonLine(line);
-      if (event) yield* run.accept(event);
-    }
-    const exit = await proc.result;
-    if (ctx.interrupt?.aborted) {
-      yield {
-        type: 'result',
-        result: run.result(turn.model, { finishReason: 'interrupted', transport: 'spawn', permissions: turn.permissions.metadata }),
+export function jsonTurn(command: string, request: ToolRequest, ctx: ChatContext, turn: TurnSettings): AsyncGenerator<StreamEvent> {
+  const run = new PiTurn();
+  const permissions = turn.permissions.metadata;
+  return spawnTurn(request, ctx, {
+    name: NAME,
+    toolId: TOOL_ID,
+    async launch(files) {
+      const resume = request.resume;
+      const file = resume ? await sessionFile(turn.runtimeDir, resume.nativeSessionId) : undefined;
+      if (resume && !file) throw missingSession();
+      const images = await files.images();
+      return {
+        command,
+        args: [
+          '--mode',
+          'json',
+          ...commonArgs(turn.runtimeDir, turn.model, turn.thinking),
+          ...(turn.permissions.level === 'read-only' ? ['--tools', READ_TOOLS.join(',')] : []),
+          ...(file ? [resume!.fork ? '--fork' : '--session', file] : []),
+          ...images.map((f) => `@${f}`),
+          '-p',
+        ],
+        stdin: turn.prompt,
+        env: runEnv(ctx.env, turn.runtimeDir, policyEnv(turn.permissions)),
       };
-      return;
-    }
-    if (run.error) throw run.error;
-    if (exit.exitCode !== 0 || exit.signal || !run.done) {
-      const stderr = tail(exit.stderrTail.trim(), 1000);
-      throw new ProviderExecutionError(`${NAME} exited with ${exit.signal ?? `code ${exit.exitCode}`}${stderr ? `: ${stderr}` : ''}`, {
-        toolId: TOOL_ID,
-      });
-    }
-    yield { type: 'result', result: run.result(turn.model, { transport: 'spawn', permissions: turn.permissions.metadata }) };
-  } catch (e) {
-    throw toolFailure(e, NAME, TOOL_ID);
-  } finally {
-    ctx.interrupt?.removeEventListener('abort', onInterrupt);
-    if (proc) {
-      proc.kill();
-      await proc.result.catch(() => {});
-    }
-  }
+    },
+    line(line) {
+      const event = parseJsonLine(line);
+      return event ? run.accept(event) : [];
+    },
+    interrupt: 'kill',
+    finish(exit, { interrupted }) {
+      if (interrupted) return run.result(turn.model, { finishReason: 'interrupted', permissions });
+      if (run.error) throw run.error;
+      if (exit.exitCode !== 0 || exit.signal || !run.done) {
+        const stderr = tail(exit.stderrTail.trim(), 1000);
+        throw new ProviderExecutionError(`${NAME} exited with ${exit.signal ?? `code ${exit.exitCode}`}${stderr ? `: ${stderr}` : ''}`, {
+          toolId: TOOL_ID,
+        });
+      }
+      return run.result(turn.model, { permissions });
+    },
+  });
 }

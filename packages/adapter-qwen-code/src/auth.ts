@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { alreadyLoggedIn, readDotEnv, readJsonFile } from '@toolbridge/adapter-kit';
-import type { AuthStartResult, AuthState } from '@toolbridge/core';
+import { manualLoginOf, readDotEnv, readJsonFile } from '@toolbridge/adapter-kit';
+import type { AuthState } from '@toolbridge/core';
 import { NAME, TOOL_ID } from './config.js';
 
 type Json = Record<string, unknown>;
@@ -73,19 +73,12 @@ export async function checkQwenAuth(env: NodeJS.ProcessEnv): Promise<AuthState> 
  * Qwen Code has no login command (0.24.4: `qwen auth` is removed; its `/auth` dialog runs inside
  * an interactive session), so starting a login says what to do by hand.
  */
-export function manualLogin(command: string, state: AuthState): AuthStartResult {
-  if (state.authenticated) return alreadyLoggedIn(TOOL_ID, NAME, command, state);
-  return {
-    toolId: TOOL_ID,
-    status: 'manual',
-    authenticated: false,
-    command,
-    instructions:
-      `${NAME} signs in through its settings: set OPENAI_API_KEY (and OPENAI_BASE_URL and OPENAI_MODEL for another OpenAI-compatible ` +
-      `provider such as ModelStudio, OpenRouter or Fireworks) in the environment Toolbridge runs in or in ~/.qwen/.env, or run "${command}" ` +
-      `in a terminal and choose a provider with /auth (saved in ~/.qwen/settings.json). ANTHROPIC_API_KEY and GEMINI_API_KEY work with ` +
-      `the anthropic and gemini sign-ins.`,
-    output: '',
-    checkedAt: new Date().toISOString(),
-  };
-}
+export const manualLogin = manualLoginOf(
+  TOOL_ID,
+  NAME,
+  (command) =>
+    `${NAME} signs in through its settings: set OPENAI_API_KEY (and OPENAI_BASE_URL and OPENAI_MODEL for another OpenAI-compatible ` +
+    `provider such as ModelStudio, OpenRouter or Fireworks) in the environment Toolbridge runs in or in ~/.qwen/.env, or run "${command}" ` +
+    `in a terminal and choose a provider with /auth (saved in ~/.qwen/settings.json). ANTHROPIC_API_KEY and GEMINI_API_KEY work with ` +
+    `the anthropic and gemini sign-ins.`,
+);

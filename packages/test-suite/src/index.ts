@@ -8,5 +8,8 @@ export * from './mock-http.js';
 export * from './scripted-adapter.js';
 export * from './process-adapter.js';
 export * from './chat-control.js';
+export * from './real-registry.js';
+export * from './captures.js';
+export * from './fake-env.js';
 export * from './mock-openai-chat.js';
 export * from './mcp-test-servers.js';

@@ -1,14 +1,5 @@
 import path from 'node:path';
-import { createRegistry, type ToolRegistry } from '@toolbridge/core';
-import {
-  makeTempDir,
-  pathWith,
-  processesWithEnv,
-  realCliBinDir,
-  recordingScratch,
-  withChatControl,
-  type ChatControl,
-} from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, realCliBinDir, realRegistry, type ChatControl, type RealRegistry } from '@toolbridge/test-suite';
 import { createCodexAdapter } from '../adapter.js';
 import type { CodexAdapterOptions } from '../options.js';
 import { startMockResponsesServer, type MockResponsesServer } from './mock-responses-server.js';
@@ -16,17 +7,11 @@ import { startMockResponsesServer, type MockResponsesServer } from './mock-respo
 /** Both transports: every chat spawning `codex exec`, and the warm `codex app-server`. */
 export const TRANSPORTS = ['spawn', 'warm'] as const;
 
-export interface RealCodex {
+export interface RealCodex extends RealRegistry {
   mock: MockResponsesServer;
-  registry: ToolRegistry;
   home: string;
   codexHome: string;
   env: NodeJS.ProcessEnv;
-  /** Every scratch directory a chat asked core for (to check they are gone afterwards). */
-  scratchDirs: string[];
-  /** Live processes started with this CODEX_HOME: the codex shim, its binary and anything they spawned. */
-  left(): number[];
-  close(): Promise<void>;
 }
 
 /**
@@ -49,23 +34,9 @@ export async function startRealCodex(
     MOCK_API_KEY: 'dummy',
     TMPDIR: process.env.TMPDIR ?? '/tmp',
   };
-  const scratchDirs: string[] = [];
-  const adapter = options.control ? withChatControl(createCodexAdapter(options), options.control) : createCodexAdapter(options);
-  const registry = createRegistry({ adapters: [recordingScratch(adapter, scratchDirs)], env });
-  return {
-    mock,
-    registry,
-    home: tmp.dir,
-    codexHome,
-    env,
-    scratchDirs,
-    left: () => processesWithEnv(`CODEX_HOME=${codexHome}`),
-    async close() {
-      await registry.close();
-      await mock.close();
-      await tmp.cleanup();
-    },
-  };
+  const cleanup = [() => mock.close(), tmp.cleanup];
+  const run = realRegistry(createCodexAdapter(options), { env, marker: `CODEX_HOME=${codexHome}`, cleanup, control: options.control });
+  return { mock, home: tmp.dir, codexHome, env, ...run };
 }
 
 /** The text of every message of a Responses request body, `role: text` (to see what the model was sent). */

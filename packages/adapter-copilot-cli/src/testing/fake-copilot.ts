@@ -1,40 +1,15 @@
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { makeTempDir, pathWith, writeFakeBin } from '@toolbridge/test-suite';
-
-/** Output of the real copilot 1.0.102, recorded byte for byte (see captures/README.md). */
-export const CAPTURES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'captures');
-
-export function capture(name: string): string {
-  return readFileSync(path.join(CAPTURES_DIR, name), 'utf8');
-}
+import { capturesAt, fakeCliEnv, writeFakeBin, type CapturedReplay, type FakeCliEnv } from '@toolbridge/test-suite';
 
 /** One run of the fake: what it prints, how it ends, the usage report it leaves. */
-export interface Replay {
-  stdout?: string;
-  stderr?: string;
-  exitCode?: number;
-  /** Milliseconds between stdout lines. */
-  delayMs?: number;
-  /** Print, then never exit. */
-  hang?: boolean;
+export interface Replay extends CapturedReplay {
   /** Written to the `--usage-output-file` path before exiting. */
   usage?: string;
 }
 
-/** A recorded run: `<name>.out` on stdout, `<name>.err` on stderr, and its exit code. */
-export function recorded(name: string, exitCode = 0, extra: Partial<Replay> = {}): Replay {
-  const err = path.join(CAPTURES_DIR, `${name}.err`);
-  let stderr = '';
-  try {
-    stderr = readFileSync(err, 'utf8');
-  } catch {
-    // no stderr recorded
-  }
-  return { stdout: capture(`${name}.out`), stderr, exitCode, ...extra };
-}
+/** Output of the real copilot 1.0.102, recorded byte for byte (see captures/README.md). */
+const captures = capturesAt<Replay>(import.meta.url);
+export const CAPTURES_DIR = captures.dir;
+export const { capture, recorded } = captures;
 
 /** The real captures the tests replay. */
 export const REPLAYS = {
@@ -122,30 +97,9 @@ process.stdin.on('end', () => { record(input); replay(${JSON.stringify(chat)}); 
   );
 }
 
-export interface FakeCopilot {
-  env: NodeJS.ProcessEnv;
-  home: string;
-  runs(): Promise<FakeRun[]>;
-  cleanup(): Promise<void>;
-}
+export type FakeCopilot = FakeCliEnv<FakeRun>;
 
 /** A throwaway HOME and a fake `copilot` first on PATH replaying `chat`. */
-export async function fakeCopilotEnv(chat: Replay, login?: Replay): Promise<FakeCopilot> {
-  const tmp = await makeTempDir('toolbridge-copilot-test-');
-  const binDir = path.join(tmp.dir, 'bin');
-  const home = path.join(tmp.dir, 'home');
-  const recordFile = path.join(tmp.dir, 'runs.jsonl');
-  await writeFakeCopilot(binDir, chat, recordFile, login);
-  return {
-    env: { PATH: pathWith(binDir), HOME: home, TMPDIR: process.env.TMPDIR ?? '/tmp' },
-    home,
-    async runs() {
-      const text = await readFile(recordFile, 'utf8').catch(() => '');
-      return text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as FakeRun);
-    },
-    cleanup: tmp.cleanup,
-  };
+export function fakeCopilotEnv(chat: Replay, login?: Replay): Promise<FakeCopilot> {
+  return fakeCliEnv<FakeRun>('toolbridge-copilot-test-', (binDir, recordFile) => writeFakeCopilot(binDir, chat, recordFile, login));
 }

@@ -1,31 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { makeTempDir, pathWith, writeFakeBin } from '@toolbridge/test-suite';
+import { capturesAt, fakeCliEnv, writeFakeBin, type CapturedReplay, type FakeCliEnv } from '@toolbridge/test-suite';
 
 /** Output of the real gemini 0.61.0, recorded byte for byte (see captures/README.md). */
-export const CAPTURES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'captures');
-
-export function capture(name: string): string {
-  return readFileSync(path.join(CAPTURES_DIR, name), 'utf8');
-}
+const captures = capturesAt(import.meta.url);
+export const CAPTURES_DIR = captures.dir;
+export const { capture, recorded } = captures;
 
 /** One run of the fake: what it prints, how it ends. */
-export interface Replay {
-  stdout?: string;
-  stderr?: string;
-  exitCode?: number;
-  /** Milliseconds between stdout lines. */
-  delayMs?: number;
-  /** Print, then never exit. */
-  hang?: boolean;
-}
-
-/** A recorded run: `<name>.out` on stdout, `<name>.err` on stderr, and its exit code. */
-export function recorded(name: string, exitCode = 0, extra: Partial<Replay> = {}): Replay {
-  return { stdout: capture(`${name}.out`), stderr: capture(`${name}.err`), exitCode, ...extra };
-}
+export type Replay = CapturedReplay;
 
 /** The real captures the tests replay. */
 export const REPLAYS = {
@@ -103,31 +86,12 @@ process.stdin.on('end', async () => {
   );
 }
 
-export interface FakeGemini {
-  env: NodeJS.ProcessEnv;
-  home: string;
-  runs(): Promise<FakeRun[]>;
-  cleanup(): Promise<void>;
-}
+export type FakeGemini = FakeCliEnv<FakeRun>;
 
 /** A throwaway HOME and a fake `gemini` first on PATH replaying `chat`. */
-export async function fakeGeminiEnv(chat: Replay): Promise<FakeGemini> {
-  const tmp = await makeTempDir('toolbridge-gemini-test-');
-  const binDir = path.join(tmp.dir, 'bin');
-  const home = path.join(tmp.dir, 'home');
-  const recordFile = path.join(tmp.dir, 'runs.jsonl');
-  await mkdir(path.join(home, '.gemini'), { recursive: true });
-  await writeFakeGemini(binDir, chat, recordFile);
-  return {
-    env: { PATH: pathWith(binDir), HOME: home, TMPDIR: process.env.TMPDIR ?? '/tmp' },
-    home,
-    async runs() {
-      const text = await readFile(recordFile, 'utf8').catch(() => '');
-      return text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as FakeRun);
-    },
-    cleanup: tmp.cleanup,
-  };
+export function fakeGeminiEnv(chat: Replay): Promise<FakeGemini> {
+  return fakeCliEnv<FakeRun>('toolbridge-gemini-test-', async (binDir, recordFile, home) => {
+    await mkdir(path.join(home, '.gemini'), { recursive: true });
+    await writeFakeGemini(binDir, chat, recordFile);
+  });
 }

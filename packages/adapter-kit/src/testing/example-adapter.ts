@@ -5,21 +5,57 @@
  * on stdin and prints JSONL: `{"type":"step","id","command"}`, `{"type":"text","text"}`,
  * `{"type":"done","usage":{"in","out"}}` or `{"type":"error","status","message"}`.
  */
-import { ProviderExecutionError, RateLimitError, ToolAuthError, type ToolAdapter } from '@toolbridge/core';
+import { ProviderExecutionError, type ChatResult, type StreamEvent, type ToolAdapter, type ToolbridgeError } from '@toolbridge/core';
 import { adapterConfig } from '../config.js';
 import { defineAdapter } from '../define.js';
-import { toolFailure } from '../failures.js';
+import { classifyFailure, type FailureTable } from '../failure-table.js';
 import { probeVersion } from '../probe.js';
-import { spawnProcess } from '../runner.js';
+import { spawnTurn } from '../spawn-turn.js';
 import { parseJsonLine, renderConversation } from '../text.js';
 
 const config = adapterConfig('echo-agent', { model: { type: 'string', minLength: 1, description: 'Model for echo-agent (`--model`)' } });
 
-/** Failures from the tool's own error event: structured status first. */
-function failure(status: number, message: string) {
-  if (status === 401) return new ToolAuthError(`echo-agent is not logged in: ${message}`, { toolId: 'echo-agent' });
-  if (status === 429) return new RateLimitError(`echo-agent is rate limited: ${message}`, { toolId: 'echo-agent' });
-  return new ProviderExecutionError(`echo-agent failed: ${message}`, { toolId: 'echo-agent', retryable: status >= 500 });
+/** Its failures as data: the status of its own error event → the error class (the kit makes the typed error). */
+const failures: FailureTable = {
+  name: 'Echo Agent',
+  toolId: 'echo-agent',
+  rules: [
+    { class: 'auth', status: [401, 403] },
+    { class: 'rate_limit', status: [429] },
+    { class: 'transient', when: (f) => (f.status ?? 0) >= 500 },
+  ],
+};
+
+/** Its JSONL events, folded: steps and text as they come, the result at `done`, a failure at `error`. */
+class EchoEvents {
+  text = '';
+  result: ChatResult | undefined;
+  failure: ToolbridgeError | undefined;
+  push(line: string, model: string | undefined): StreamEvent[] {
+    const e = parseJsonLine(line);
+    if (e?.type === 'step') {
+      const command = String(e.command);
+      return [
+        { type: 'activity', activity: { id: String(e.id), kind: 'command', status: 'completed', title: command, command, exitCode: 0 } },
+      ];
+    }
+    if (e?.type === 'text') {
+      this.text += String(e.text);
+      return [{ type: 'delta', text: String(e.text) }];
+    }
+    if (e?.type === 'error') this.failure = classifyFailure({ text: String(e.message), status: Number(e.status) }, failures);
+    if (e?.type === 'done') {
+      const usage = e.usage as { in: number; out: number };
+      const answer = { role: 'assistant' as const, content: this.text };
+      this.result = {
+        message: answer,
+        usage: { input_tokens: usage.in, output_tokens: usage.out },
+        ...(model ? { model } : {}),
+        metadata: {},
+      };
+    }
+    return [];
+  }
 }
 
 export function createEchoAgentAdapter(command = 'echo-agent'): ToolAdapter {
@@ -36,55 +72,20 @@ export function createEchoAgentAdapter(command = 'echo-agent'): ToolAdapter {
         ? { available: true, version: probe.version, models: [model ?? 'echo-1'], defaultModel: model ?? 'echo-1' }
         : { available: false, models: [], reason: probe.reason };
     },
-    async *stream(request, ctx) {
+    stream(request, ctx) {
       const model = request.model ?? config.read(ctx.config).model;
-      try {
-        const proc = spawnProcess({
-          command,
-          args: ['run', ...(model ? ['--model', model] : [])],
-          stdin: renderConversation(request.messages),
-          env: ctx.env,
-          cwd: ctx.cwd,
-          signal: ctx.signal,
-          toolId: 'echo-agent',
-        });
-        let text = '';
-        for await (const line of proc) {
-          const e = parseJsonLine(line);
-          if (e?.type === 'step')
-            yield {
-              type: 'activity',
-              activity: {
-                id: String(e.id),
-                kind: 'command',
-                status: 'completed',
-                title: String(e.command),
-                command: String(e.command),
-                exitCode: 0,
-              },
-            };
-          else if (e?.type === 'text') {
-            text += String(e.text);
-            yield { type: 'delta', text: String(e.text) };
-          } else if (e?.type === 'error') throw failure(Number(e.status), String(e.message));
-          else if (e?.type === 'done') {
-            const usage = e.usage as { in: number; out: number };
-            yield {
-              type: 'result',
-              result: {
-                message: { role: 'assistant', content: text },
-                usage: { input_tokens: usage.in, output_tokens: usage.out },
-                ...(model ? { model } : {}),
-                metadata: {},
-              },
-            };
-          }
-        }
-        const exit = await proc.result;
-        if (exit.exitCode !== 0) throw new ProviderExecutionError(`echo-agent exited with code ${exit.exitCode}`, { toolId: 'echo-agent' });
-      } catch (e) {
-        throw toolFailure(e, 'Echo Agent', 'echo-agent');
-      }
+      const events = new EchoEvents();
+      return spawnTurn(request, ctx, {
+        name: 'Echo Agent',
+        toolId: 'echo-agent',
+        launch: () => ({ command, args: ['run', ...(model ? ['--model', model] : [])], stdin: renderConversation(request.messages) }),
+        line: (line) => events.push(line, model),
+        failed: () => events.failure,
+        finish(exit) {
+          if (events.result) return events.result;
+          throw new ProviderExecutionError(`echo-agent exited with code ${exit.exitCode} without an answer`, { toolId: 'echo-agent' });
+        },
+      });
     },
   });
 }

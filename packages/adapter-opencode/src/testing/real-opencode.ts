@@ -1,14 +1,6 @@
 import path from 'node:path';
-import { createRegistry, type ToolRegistry, type ToolbridgeConfig } from '@toolbridge/core';
-import {
-  makeTempDir,
-  pathWith,
-  processesWithEnv,
-  realCliBinDir,
-  recordingScratch,
-  withChatControl,
-  type ChatControl,
-} from '@toolbridge/test-suite';
+import type { ToolbridgeConfig } from '@toolbridge/core';
+import { makeTempDir, pathWith, realCliBinDir, realRegistry, type ChatControl, type RealRegistry } from '@toolbridge/test-suite';
 import { createOpenCodeAdapter } from '../adapter.js';
 import type { OpenCodeAdapterOptions } from '../options.js';
 import {
@@ -19,19 +11,13 @@ import {
   type MockStep,
 } from './mock-openai-server.js';
 
-export interface RealOpenCode {
+export interface RealOpenCode extends RealRegistry {
   mock: MockOpenAIServer;
-  registry: ToolRegistry;
   /** The throwaway HOME (also the parent of the test's working directories). */
   home: string;
   env: NodeJS.ProcessEnv;
-  /** Every scratch directory a chat asked core for (to check they are gone afterwards). */
-  scratchDirs: string[];
-  /** Live processes started with this HOME. */
-  left(): number[];
   /** Script the mock's next model answers; returns the index of the next request (what they answer). */
   script(...steps: MockStep[]): number;
-  close(): Promise<void>;
 }
 
 // A loaded 2-core CI machine: a warm opencode needs 2-4 s per command, much more under load.
@@ -70,33 +56,24 @@ export async function startRealOpenCode(
   const tmp = await makeTempDir('toolbridge-opencode-real-');
   const home = tmp.dir;
   const env = realOpenCodeEnv(home, mock.baseURL);
-  const scratchDirs: string[] = [];
-  const created = createOpenCodeAdapter({ versionTimeoutMs: SLOW, modelsTimeoutMs: SLOW, authTimeoutMs: SLOW, ...options });
-  const adapter = options.control ? withChatControl(created, options.control) : created;
-  const registry = createRegistry({
-    adapters: [recordingScratch(adapter, scratchDirs)],
+  const adapter = createOpenCodeAdapter({ versionTimeoutMs: SLOW, modelsTimeoutMs: SLOW, authTimeoutMs: SLOW, ...options });
+  const run = realRegistry(adapter, {
     env,
-    detectTimeoutMs: SLOW,
-    healthTimeoutMs: SLOW,
-    sessions: { dir: path.join(home, 'toolbridge-sessions') },
+    marker: `HOME=${home}`,
+    cleanup: [() => mock.close(), tmp.cleanup],
+    config,
+    control: options.control,
+    options: { detectTimeoutMs: SLOW, healthTimeoutMs: SLOW, sessions: { dir: path.join(home, 'toolbridge-sessions') } },
   });
-  registry.config.replace(config);
   return {
     mock,
-    registry,
     home,
     env,
-    scratchDirs,
-    left: () => processesWithEnv(`HOME=${home}`),
+    ...run,
     script(...steps) {
       const at = mock.requests.length;
       mock.behaviour = { kind: 'steps', steps };
       return at;
-    },
-    async close() {
-      await registry.close();
-      await mock.close();
-      await tmp.cleanup();
     },
   };
 }

@@ -1,12 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createRegistry, type ToolRegistry, type ToolbridgeConfig } from '@toolbridge/core';
+import type { ToolbridgeConfig } from '@toolbridge/core';
 import {
   makeTempDir,
   pathWith,
-  processesWithEnv,
   realCliBinDir,
+  realRegistry,
   startMockOpenAIServer,
+  type RealRegistry,
   type MockBehaviour,
   type MockOpenAIServer,
 } from '@toolbridge/test-suite';
@@ -16,16 +17,12 @@ import { mockModels } from './mock-models.js';
 
 export { mockModels };
 
-export interface RealPi {
+export interface RealPi extends RealRegistry {
   mock: MockOpenAIServer;
-  registry: ToolRegistry;
   /** The throwaway HOME; the user's Pi directory is `$HOME/.pi/agent`. */
   home: string;
   userDir: string;
   env: NodeJS.ProcessEnv;
-  /** Live processes started with this HOME. */
-  left(): number[];
-  close(): Promise<void>;
 }
 
 // A loaded 2-core machine: Pi starts in ~1 s idle, several under load.
@@ -54,26 +51,12 @@ export async function startRealPi(
   await mkdir(userDir, { recursive: true });
   await writeFile(path.join(userDir, 'models.json'), mockModels(mock.baseURL));
   const env = realPiEnv(home);
-  const adapter = createPiAdapter({ versionTimeoutMs: SLOW, ...options });
-  const registry = createRegistry({
-    adapters: [adapter],
+  const run = realRegistry(createPiAdapter({ versionTimeoutMs: SLOW, ...options }), {
     env,
-    detectTimeoutMs: SLOW,
-    healthTimeoutMs: SLOW,
-    sessions: { dir: path.join(home, 'toolbridge-sessions') },
+    marker: `HOME=${home}`,
+    cleanup: [() => mock.close(), tmp.cleanup],
+    config,
+    options: { detectTimeoutMs: SLOW, healthTimeoutMs: SLOW, sessions: { dir: path.join(home, 'toolbridge-sessions') } },
   });
-  registry.config.replace(config);
-  return {
-    mock,
-    registry,
-    home,
-    userDir,
-    env,
-    left: () => processesWithEnv(`HOME=${home}`),
-    async close() {
-      await registry.close();
-      await mock.close();
-      await tmp.cleanup();
-    },
-  };
+  return { mock, home, userDir, env, ...run };
 }

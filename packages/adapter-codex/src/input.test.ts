@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createCallContext, ProviderExecutionError, type ChatRequest, type ToolbridgeConfig } from '@toolbridge/core';
 import { adapterChat, makeTempDir } from '@toolbridge/test-suite';
 import { createCodexAdapter } from './adapter.js';
-import { strictCompatible, takesFormat } from './inputs.js';
+import { strictCompatible, takesFormat } from './input.js';
 import { capture, CAPTURES_DIR, fakeCodexEnv, REPLAYS, type Step } from './testing/fake-codex.js';
 
 /** What a `codex exec` run is handed: schema and image files, `resume`/`fork`, and the turn's own usage. */

@@ -1,7 +1,7 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { imagesOf, renderConversation } from '@toolbridge/adapter-kit';
-import { imageExtension, type ChatContext, type ResponseFormat, type ToolRequest } from '@toolbridge/core';
+import { imagesOf, renderConversation, writeImageFiles, type RunFiles } from '@toolbridge/adapter-kit';
+import type { ResponseFormat, ToolRequest } from '@toolbridge/core';
 
 /**
  * Whether OpenAI's strict structured outputs take this schema as it is. Codex always sends
@@ -37,13 +37,6 @@ export interface ExecInputs {
   imageFiles: string[];
 }
 
-/** A file only this user can read, in `dir` (inside the call's scratch directory, which core removes after the call). */
-async function privateFile(dir: string, name: string, data: string | Buffer): Promise<string> {
-  const file = path.join(dir, name);
-  await writeFile(file, data, { mode: 0o600, flag: 'wx' });
-  return file;
-}
-
 /** Whether the format can go to Codex natively (`--output-schema`, app-server's `outputSchema`): a strict-compatible schema. */
 export function takesFormat(format: ResponseFormat): boolean {
   return format.type === 'json_schema' && strictCompatible(format.schema);
@@ -58,18 +51,15 @@ export function turnPrompt(request: ToolRequest): { prompt: string; schema?: obj
 
 /**
  * What a `codex exec` run is given: the prompt for stdin, the answer's schema as a file
- * (`--output-schema`), and each image as a file (`--image`); the files go into the call's
- * private scratch directory, 0600.
+ * (`--output-schema`), and each image as a file (`--image`); the files go into a directory of
+ * the run's own (core's repair turn runs in the same scratch directory), 0600.
  */
-export async function execInputs(request: ToolRequest, ctx: ChatContext): Promise<ExecInputs> {
+export async function execInputs(request: ToolRequest, files: RunFiles): Promise<ExecInputs> {
   const { prompt, schema } = turnPrompt(request);
   const images = imagesOf(request.messages);
-  // A directory of this run's own: one call may run twice (core's repair turn), with the same scratch directory.
-  const dir = schema || images.length ? await mkdtemp(path.join(await ctx.scratchDir(), 'run-')) : undefined;
-  const schemaFile = schema ? await privateFile(dir!, 'output-schema.json', JSON.stringify(schema)) : undefined;
-  const imageFiles: string[] = [];
-  for (const [i, image] of images.entries()) {
-    imageFiles.push(await privateFile(dir!, `image-${i + 1}.${imageExtension(image.mediaType)}`, Buffer.from(image.data, 'base64')));
-  }
+  const dir = schema || images.length ? await files.runDir() : undefined;
+  const schemaFile = schema ? path.join(dir!, 'output-schema.json') : undefined;
+  if (schemaFile) await writeFile(schemaFile, JSON.stringify(schema), { mode: 0o600, flag: 'wx' });
+  const imageFiles = images.length ? await writeImageFiles(images, dir!) : [];
   return { prompt, ...(schemaFile ? { schemaFile } : {}), imageFiles };
 }

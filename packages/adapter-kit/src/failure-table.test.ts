@@ -1,0 +1,49 @@
+import { describe, expect, it } from '@jest/globals';
+import { ProviderExecutionError, QuotaExceededError, RateLimitError, TimeoutError, ToolAuthError } from '@toolbridge/core';
+import { classifyFailure, type FailureTable } from './failure-table.js';
+
+const table: FailureTable = {
+  name: 'Tool',
+  toolId: 'tool',
+  rules: [
+    { class: 'session_missing', match: /no such session/i },
+    { class: 'auth', status: [401, 403] },
+    { class: 'auth', exitCode: [41] },
+    { class: 'quota', status: [429], match: /quota/i },
+    { class: 'rate_limit', status: [429] },
+    { class: 'timeout', match: /timed out/i, when: (f) => f.status === undefined },
+    { class: 'transient', when: (f) => (f.status ?? 0) >= 500 },
+  ],
+  messages: { auth: (f) => `Tool is not signed in: ${f.text}. Run tool login.` },
+  retryAfterMs: (text) => (/in (\d+)s/.exec(text) ? Number(/in (\d+)s/.exec(text)![1]) * 1000 : undefined),
+};
+
+describe('classifyFailure (a failure table → one typed error)', () => {
+  it('takes the first row whose every condition holds', () => {
+    const quota = classifyFailure({ text: 'quota used up, try in 5s', status: 429 }, table);
+    expect(quota).toBeInstanceOf(QuotaExceededError);
+    expect(quota).toMatchObject({ retryAfterMs: 5000, toolId: 'tool', message: 'Tool quota exhausted: quota used up, try in 5s' });
+    const rate = classifyFailure({ text: 'slow down', status: 429 }, table);
+    expect(rate).toBeInstanceOf(RateLimitError);
+    expect(rate).not.toBeInstanceOf(QuotaExceededError);
+    expect(classifyFailure({ text: 'request timed out' }, table)).toBeInstanceOf(TimeoutError);
+    expect(classifyFailure({ text: 'request timed out', status: 400 }, table)).not.toBeInstanceOf(TimeoutError);
+  });
+
+  it('words a class the tool’s way and keeps details for logs', () => {
+    const auth = classifyFailure({ text: 'bad token', exitCode: 41, details: { exitCode: 41 } }, table);
+    expect(auth).toBeInstanceOf(ToolAuthError);
+    expect(auth).toMatchObject({ message: 'Tool is not signed in: bad token. Run tool login.', details: { exitCode: 41 } });
+  });
+
+  it('tells retryable server failures from the rest, and a missing session by its public reason', () => {
+    expect(classifyFailure({ text: 'upstream', status: 503 }, table)).toMatchObject({ retryable: true });
+    const plain = classifyFailure({ text: 'bad request', status: 400 }, table);
+    expect(plain).toBeInstanceOf(ProviderExecutionError);
+    expect(plain).toMatchObject({ retryable: false, message: 'Tool failed: bad request' });
+    expect(classifyFailure({ text: 'No such session abc' }, table)).toMatchObject({
+      retryable: false,
+      publicDetails: { reason: 'native_session_missing' },
+    });
+  });
+});
