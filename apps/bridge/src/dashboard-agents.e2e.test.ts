@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page, Request } from 'playwright-core';
-import { textOf } from '@toolbridge/core';
+import { textOf } from '@toolbridge/core/runtime';
 import { makeTempDir } from '@toolbridge/test-suite';
 import { launchChromium, type Chromium } from './testing/chromium.js';
 import { CITY, dashboardTools } from './testing/dashboard-tools.js';

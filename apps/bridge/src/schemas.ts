@@ -1,13 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  completeChatRequest,
-  createWireAjv,
-  describeSchemaError,
-  InvalidRequestError,
-  LIMITS,
-  wire,
-  type ValidChatRequest,
-} from '@toolbridge/core';
+import { InvalidRequestError, LIMITS, wire } from '@toolbridge/core';
+import { completeChatRequest, createWireAjv, describeSchemaError, type ValidChatRequest } from '@toolbridge/core/runtime';
 import type { ValidateFunction } from 'ajv';
 
 /**

@@ -7,12 +7,12 @@ import {
   ProviderExecutionError,
   QuotaExceededError,
   RateLimitError,
-  validateChatRequest,
   TimeoutError,
   ToolAuthError,
   type ChatMessage,
   type StreamEvent,
 } from '@toolbridge/core';
+import { validateChatRequest } from '@toolbridge/core/runtime';
 import { makeTempDir, waitForPidsGone } from '@toolbridge/test-suite';
 import { renderConversation } from '@toolbridge/adapter-kit';
 import { capture, readPids, readRecords, stdinLines } from './testing/fake-claude.js';

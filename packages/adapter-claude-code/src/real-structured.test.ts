@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ProviderExecutionError, TimeoutError, type ChatRequest, type ToolRegistry } from '@toolbridge/core';
+import { ProviderExecutionError, TimeoutError, type ChatRequest } from '@toolbridge/core';
+import { type ToolRegistry } from '@toolbridge/core/runtime';
 import { makeTempDir, processesWithEnv, waitForPidsGone } from '@toolbridge/test-suite';
 import { imageBlocks, startMockAnthropic, structuredScript, userTexts, type MockAnthropicServer } from './testing/index.js';
 import { realClaudeRegistry } from './testing/real.js';

@@ -4,7 +4,6 @@ import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   AbortedError,
-  createCallContext,
   InvalidRequestError,
   ProviderExecutionError,
   QuotaExceededError,
@@ -12,10 +11,10 @@ import {
   TimeoutError,
   ToolAuthError,
   type ChatRequest,
-  validateChatRequest,
   type StreamEvent,
   type ToolbridgeConfig,
 } from '@toolbridge/core';
+import { createCallContext, validateChatRequest } from '@toolbridge/core/runtime';
 import { adapterChat, adapterStream, makeTempDir, pathWithout, pidAlive, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
 import { renderConversation } from '@toolbridge/adapter-kit';
 import { createCodexAdapter } from './adapter.js';

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createCallContext, ProviderExecutionError, type ChatRequest, type ToolbridgeConfig } from '@toolbridge/core';
+import { ProviderExecutionError, type ChatRequest, type ToolbridgeConfig } from '@toolbridge/core';
+import { createCallContext } from '@toolbridge/core/runtime';
 import { adapterChat, makeTempDir } from '@toolbridge/test-suite';
 import { createCodexAdapter } from './adapter.js';
 import { strictCompatible } from './inputs.js';

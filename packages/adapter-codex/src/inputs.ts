@@ -1,7 +1,8 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { imagesOf, renderConversation } from '@toolbridge/adapter-kit';
-import { imageExtension, jsonInstruction, type ChatContext, type ResponseFormat, type ToolRequest } from '@toolbridge/core';
+import { type ChatContext, type ResponseFormat, type ToolRequest } from '@toolbridge/core';
+import { imageExtension, jsonInstruction } from '@toolbridge/core/runtime';
 
 /**
  * Whether OpenAI's strict structured outputs take this schema as it is. Codex always sends

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createCallContext, ProviderExecutionError, TimeoutError } from '@toolbridge/core';
+import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
+import { createCallContext } from '@toolbridge/core/runtime';
 import { makeTempDir, pidAlive, waitForPidsGone } from '@toolbridge/test-suite';
 import { createCodexAdapter } from './adapter.js';
 import type { CodexAdapterOptions } from './options.js';

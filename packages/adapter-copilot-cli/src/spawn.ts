@@ -13,12 +13,12 @@ import {
 import {
   InvalidRequestError,
   ProviderExecutionError,
-  tail,
   type ChatContext,
   type PermissionLevel,
   type StreamEvent,
   type ToolRequest,
 } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 import { buildArgs } from './argv.js';
 import { resolveCopilotBinary } from './binary.js';
 import { NAME, PERMISSION_FLAGS, TOOL_ID, PERMISSION_NOTES } from './config.js';

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRegistry } from '@toolbridge/core';
+import { createRegistry } from '@toolbridge/core/runtime';
 import { makeTempDir, pathWith, pathWithout, writeFakeBin } from '@toolbridge/test-suite';
 import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
 import { createEchoAgentAdapter, echoAgentScript } from './testing/example-adapter.js';

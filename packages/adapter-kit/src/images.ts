@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { imageExtension, type ToolImage } from '@toolbridge/core';
+import { type ToolImage } from '@toolbridge/core';
+import { imageExtension } from '@toolbridge/core/runtime';
 
 /**
  * Write a conversation's images (in `imagesOf()` order) into a private directory, for CLIs that

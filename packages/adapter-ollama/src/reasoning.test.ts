@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createCallContext, createRegistry, ProviderExecutionError, type Activity, type StreamEvent } from '@toolbridge/core';
+import { ProviderExecutionError, type Activity, type StreamEvent } from '@toolbridge/core';
+import { createCallContext, createRegistry } from '@toolbridge/core/runtime';
 import { adapterStream } from '@toolbridge/test-suite';
 import { createOllamaAdapter } from './adapter.js';
 import { ReasoningSteps, REASONING_MAX_CHARS } from './reasoning.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { createRegistry } from '@toolbridge/core';
+import { createRegistry } from '@toolbridge/core/runtime';
 import { scriptedAdapter } from '@toolbridge/test-suite';
 import { createOllamaAdapter } from './adapter.js';
 import { startFakeOllama, type FakeOllama } from './testing/fake-ollama.js';

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createRegistry, RateLimitError, TimeoutError, ToolAuthError, type StreamEvent, type ToolbridgeConfig } from '@toolbridge/core';
+import { RateLimitError, TimeoutError, ToolAuthError, type StreamEvent, type ToolbridgeConfig } from '@toolbridge/core';
+import { createRegistry } from '@toolbridge/core/runtime';
 import { makeTempDir, waitFor } from '@toolbridge/test-suite';
 import { createOpenCodeAdapter } from './index.js';
 import { realOpenCodeEnv } from './testing/real-opencode.js';

@@ -1,13 +1,13 @@
 import { imagesOf, renderConversation } from '@toolbridge/adapter-kit';
 import {
   InvalidRequestError,
-  jsonInstruction,
   ProviderExecutionError,
   type ChatContext,
   type StreamEvent,
   type ToolbridgeError,
   type ToolRequest,
 } from '@toolbridge/core';
+import { jsonInstruction } from '@toolbridge/core/runtime';
 import { ActivityTracker } from './activity.js';
 import { TOOL_ID } from './config.js';
 import { RunAccumulator } from './events.js';

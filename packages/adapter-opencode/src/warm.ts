@@ -10,15 +10,14 @@ import {
   whichOnPath,
 } from '@toolbridge/adapter-kit';
 import {
-  jsonInstruction,
   ProviderExecutionError,
-  raceAbort,
   type CallContext,
   type ChatContext,
   type StreamEvent,
   type ToolRequest,
   type WarmLoad,
 } from '@toolbridge/core';
+import { jsonInstruction, raceAbort } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
 import type { ModelCatalogs } from './images.js';
 import { modelFor } from './models.js';

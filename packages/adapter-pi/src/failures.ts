@@ -2,11 +2,11 @@ import {
   ProviderExecutionError,
   QuotaExceededError,
   RateLimitError,
-  tail,
   TimeoutError,
   ToolAuthError,
   type ToolbridgeError,
 } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 import { NAME, TOOL_ID } from './config.js';
 
 // Pi's OpenAI, Anthropic and Google clients put the HTTP status first: "429 Rate limit reached …" (measured).

@@ -17,6 +17,7 @@ function gatedTool(id: string, type: 'agent' | 'runtime' = 'agent') {
   let checkDelayMs = 0;
   let detectGate: Promise<void> | undefined;
   const adapter: ToolAdapter = {
+    specificationVersion: 'v1',
     id,
     name: id.toUpperCase(),
     type,

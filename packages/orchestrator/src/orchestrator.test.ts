@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   AbortedError,
-  createRegistry,
   FallbackExhaustedError,
   InvalidRequestError,
   ProviderExecutionError,
@@ -13,8 +12,8 @@ import {
   ToolNotFoundError,
   ToolUnavailableError,
   type Attempt,
-  type ToolRegistry,
 } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
 import { createOrchestrator, MAX_RETRIES, type OrchestratorOptions } from './orchestrator.js';
 import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite';
 

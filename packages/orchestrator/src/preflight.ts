@@ -1,19 +1,21 @@
 import {
-  approvalsRefusal,
   InvalidRequestError,
-  mcpServersRefusal,
   QuotaExceededError,
-  raceAbort,
   RateLimitError,
   ToolAuthError,
   ToolUnavailableError,
   type Tool,
-  type ValidChatRequest,
   type AttemptReason,
   type ToolbridgeError,
+} from '@toolbridge/core';
+import {
+  approvalsRefusal,
+  mcpServersRefusal,
+  raceAbort,
+  type ValidChatRequest,
   type ToolRegistry,
   type ToolState,
-} from '@toolbridge/core';
+} from '@toolbridge/core/runtime';
 
 /** Why a tool is skipped without starting anything. */
 export interface Skip {

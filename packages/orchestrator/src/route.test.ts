@@ -1,12 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import {
-  createRegistry,
-  FallbackExhaustedError,
-  AbortedError,
-  RateLimitError,
-  type ToolRegistry,
-  type UsageLimits,
-} from '@toolbridge/core';
+import { FallbackExhaustedError, AbortedError, RateLimitError, type UsageLimits } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
 import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite';
 import { createOrchestrator } from './orchestrator.js';
 

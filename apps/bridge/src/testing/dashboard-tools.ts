@@ -1,4 +1,5 @@
-import { textOf, type Activity, type ToolRequest } from '@toolbridge/core';
+import { type Activity, type ToolRequest } from '@toolbridge/core';
+import { textOf } from '@toolbridge/core/runtime';
 import { scriptedAdapter, type ScriptedAdapter, type ScriptStep } from '@toolbridge/test-suite';
 
 /**

@@ -1,6 +1,7 @@
 import { afterEach } from '@jest/globals';
 import path from 'node:path';
-import { createRegistry, type ToolbridgeConfig } from '@toolbridge/core';
+import { type ToolbridgeConfig } from '@toolbridge/core';
+import { createRegistry } from '@toolbridge/core/runtime';
 import { makeTempDir, pathWith } from '@toolbridge/test-suite';
 import { createClaudeCodeAdapter } from '../adapter.js';
 import type { ClaudeCodeAdapterOptions } from '../options.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createRegistry, type ToolRegistry } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
 import {
   makeTempDir,
   pathWith,

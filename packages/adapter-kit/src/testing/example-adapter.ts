@@ -24,6 +24,7 @@ function failure(status: number, message: string) {
 
 export function createEchoAgentAdapter(command = 'echo-agent'): ToolAdapter {
   return defineAdapter({
+    specificationVersion: 'v1',
     id: 'echo-agent',
     name: 'Echo Agent',
     type: 'agent',

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { createRegistry, type ToolRegistry, type ToolbridgeConfig } from '@toolbridge/core';
+import { type ToolbridgeConfig } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
 import {
   makeTempDir,
   pathWith,

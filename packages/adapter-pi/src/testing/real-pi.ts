@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createRegistry, type ToolRegistry, type ToolbridgeConfig } from '@toolbridge/core';
+import { type ToolbridgeConfig } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
 import {
   makeTempDir,
   pathWith,

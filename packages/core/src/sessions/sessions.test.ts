@@ -195,14 +195,14 @@ describe('sessions', () => {
     const { home, registry } = await setup([echo('echo')]);
     const kept = await registry.chat('echo', ask('kept'));
     await registry.close();
-    const core = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+    const core = fileURLToPath(new URL('../../dist/runtime.js', import.meta.url));
     const child = spawn(
       process.execPath,
       [
         '--input-type=module',
         '-e',
         `import { createRegistry } from ${JSON.stringify(core)};
-         const adapter = { id: 'echo', name: 'echo', type: 'agent', capabilities: [], features: {}, configSchema: {},
+         const adapter = { specificationVersion: 'v1', id: 'echo', name: 'echo', type: 'agent', capabilities: [], features: {}, configSchema: {},
            detect: async () => ({ available: true, models: [] }),
            async *stream() { console.log('turn started'); await new Promise(() => {}); } };
          const r = createRegistry({ adapters: [adapter], env: { HOME: ${JSON.stringify(home)} } });
