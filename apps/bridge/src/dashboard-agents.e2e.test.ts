@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page, Request } from 'playwright-core';
 import { textOf } from '@toolbridge/core/runtime';
-import { makeTempDir } from '@toolbridge/test-suite';
+import { makeTempDir } from '@toolbridge/test-suite/kit';
 import { launchChromium, type Chromium } from './testing/chromium.js';
 import { CITY, dashboardTools } from './testing/dashboard-tools.js';
 import { startTestBridge, type TestBridge } from './testing/harness.js';

@@ -3,7 +3,7 @@ import { ProviderExecutionError, TimeoutError, ToolAuthError, ToolUnavailableErr
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { memoryAdapter } from './testing/adapters.js';
-import { toolRequestOf } from '@toolbridge/test-suite';
+import { toolRequestOf } from '@toolbridge/test-suite/kit';
 import { rawRequest, startTestBridge, type TestBridge } from './testing/harness.js';
 import { fallbackChatRequestSchema, toolChatRequestSchema } from './schemas.js';
 

@@ -4,7 +4,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Approval, ApprovalReply, ChatRequest, ChatResult, StreamEvent } from '@toolbridge/core';
 import type { ToolRegistry } from '@toolbridge/core/runtime';
-import { makeTempDir, processesWithEnv } from '@toolbridge/test-suite';
+import { makeTempDir, processesWithEnv } from '@toolbridge/test-suite/kit';
 import { agentScript, startMockAnthropic, userTexts, type MockAnthropicServer } from './testing/index.js';
 import { realClaudeRegistry } from './testing/real.js';
 

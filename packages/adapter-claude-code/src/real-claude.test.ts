@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RateLimitError, TimeoutError, ToolAuthError, type StreamEvent } from '@toolbridge/core';
 import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
-import { makeTempDir, processesWithEnv, waitFor } from '@toolbridge/test-suite';
+import { makeTempDir, processesWithEnv, waitFor } from '@toolbridge/test-suite/kit';
 import { createClaudeCodeAdapter } from './index.js';
 import { startMockAnthropic, type MockAnthropicServer } from './testing/mock-anthropic.js';
 import { realClaudeEnv } from './testing/real.js';

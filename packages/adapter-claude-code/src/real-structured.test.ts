@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ProviderExecutionError, TimeoutError, type ChatRequest } from '@toolbridge/core';
 import { type ToolRegistry } from '@toolbridge/core/runtime';
-import { makeTempDir, processesWithEnv, waitForPidsGone } from '@toolbridge/test-suite';
+import { makeTempDir, processesWithEnv, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { imageBlocks, startMockAnthropic, structuredScript, userTexts, type MockAnthropicServer } from './testing/index.js';
 import { realClaudeRegistry } from './testing/real.js';
 

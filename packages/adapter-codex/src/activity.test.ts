@@ -3,7 +3,7 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { type Activity, type ChatRequest, type StreamEvent, type ToolbridgeConfig } from '@toolbridge/core';
 import { createCallContext } from '@toolbridge/core/runtime';
-import { adapterStream } from '@toolbridge/test-suite';
+import { adapterStream } from '@toolbridge/test-suite/kit';
 import { createCodexAdapter } from './adapter.js';
 import { capture, CAPTURES_DIR, fakeCodexEnv, REPLAYS, type Replay } from './testing/fake-codex.js';
 

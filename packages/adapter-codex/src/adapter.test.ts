@@ -15,7 +15,7 @@ import {
   type ToolbridgeConfig,
 } from '@toolbridge/core';
 import { createCallContext, validateChatRequest } from '@toolbridge/core/runtime';
-import { adapterChat, adapterStream, makeTempDir, pathWithout, pidAlive, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { adapterChat, adapterStream, makeTempDir, pathWithout, pidAlive, waitFor, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { renderConversation } from '@toolbridge/adapter-kit';
 import { createCodexAdapter } from './adapter.js';
 import { parseLoginStatus } from './auth.js';

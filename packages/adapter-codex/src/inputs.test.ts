@@ -3,7 +3,7 @@ import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ProviderExecutionError, type ChatRequest, type ToolbridgeConfig } from '@toolbridge/core';
 import { createCallContext } from '@toolbridge/core/runtime';
-import { adapterChat, makeTempDir } from '@toolbridge/test-suite';
+import { adapterChat, makeTempDir } from '@toolbridge/test-suite/kit';
 import { createCodexAdapter } from './adapter.js';
 import { strictCompatible } from './inputs.js';
 import { capture, CAPTURES_DIR, fakeCodexEnv, REPLAYS, type Step } from './testing/fake-codex.js';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
 import { createCallContext } from '@toolbridge/core/runtime';
-import { makeTempDir, pidAlive, waitForPidsGone } from '@toolbridge/test-suite';
+import { makeTempDir, pidAlive, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { createCodexAdapter } from './adapter.js';
 import type { CodexAdapterOptions } from './options.js';
 import { capture, fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';

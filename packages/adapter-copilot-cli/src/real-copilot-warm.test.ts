@@ -13,7 +13,7 @@ import {
   REAL_CLIS,
   realCliBinDir,
   waitFor,
-} from '@toolbridge/test-suite';
+} from '@toolbridge/test-suite/kit';
 import { createCopilotCliAdapter } from './adapter.js';
 import { API_ERRORS, HELLO, startMockOpenAIServer, type MockOpenAIServer } from './testing/mock-openai-server.js';
 

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QuotaExceededError, RateLimitError, TimeoutError, ToolAuthError, type ChatRequest, type StreamEvent } from '@toolbridge/core';
 import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
-import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '@toolbridge/test-suite/kit';
 import { createGeminiCliAdapter } from './adapter.js';
 import { API_ERRORS, HELLO, startMockGeminiServer, type MockGeminiServer } from './testing/mock-gemini-server.js';
 

@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRegistry } from '@toolbridge/core/runtime';
-import { makeTempDir, pathWith, pathWithout, writeFakeBin } from '@toolbridge/test-suite';
-import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { makeTempDir, pathWith, pathWithout, writeFakeBin } from '@toolbridge/test-suite/kit';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite';
 import { createEchoAgentAdapter, echoAgentScript } from './testing/example-adapter.js';
 
 const scenarios: ConformanceScenario[] = ['ok', 'missing', 'hang', 'stall', 'unauthenticated', 'rate-limited', 'activity'];

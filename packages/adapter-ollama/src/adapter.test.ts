@@ -12,7 +12,7 @@ import {
   type ToolbridgeConfig,
 } from '@toolbridge/core';
 import { createCallContext, createRegistry } from '@toolbridge/core/runtime';
-import { adapterChat, adapterStream, waitFor } from '@toolbridge/test-suite';
+import { adapterChat, adapterStream, waitFor } from '@toolbridge/test-suite/kit';
 import { createOllamaAdapter } from './adapter.js';
 import { closedPort, startFakeOllama, type FakeOllama } from './testing/fake-ollama.js';
 

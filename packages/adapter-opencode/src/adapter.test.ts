@@ -15,7 +15,7 @@ import {
   type ToolbridgeConfig,
 } from '@toolbridge/core';
 import { createCallContext, createRegistry } from '@toolbridge/core/runtime';
-import { adapterChat, adapterStream, pathWithout, waitForPidsGone } from '@toolbridge/test-suite';
+import { adapterChat, adapterStream, pathWithout, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { createOpenCodeAdapter } from './index.js';
 import { capture } from './testing/captures.js';
 import { eventLine, fakeOpenCodes, type FakeOpenCode, type FakeOpenCodeSpec } from './testing/fake-opencode.js';

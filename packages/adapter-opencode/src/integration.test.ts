@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RateLimitError, TimeoutError, ToolAuthError, type StreamEvent, type ToolbridgeConfig } from '@toolbridge/core';
 import { createRegistry } from '@toolbridge/core/runtime';
-import { makeTempDir, waitFor } from '@toolbridge/test-suite';
+import { makeTempDir, waitFor } from '@toolbridge/test-suite/kit';
 import { createOpenCodeAdapter } from './index.js';
 import { realOpenCodeEnv } from './testing/real-opencode.js';
 import { MOCK_OK, startMockOpenAIServer, type MockBehaviour, type MockOpenAIServer } from './testing/mock-openai-server.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InvalidRequestError, ProviderExecutionError, type ChatRequest, type ToolbridgeConfig } from '@toolbridge/core';
 import { createCallContext } from '@toolbridge/core/runtime';
-import { adapterChat, type DirectCallOptions } from '@toolbridge/test-suite';
+import { adapterChat, type DirectCallOptions } from '@toolbridge/test-suite/kit';
 import { runArgs } from './argv.js';
 import { createOpenCodeAdapter } from './index.js';
 import { envWithPermissions, opencodePermissions, permissionConfig, sessionRules } from './permissions.js';

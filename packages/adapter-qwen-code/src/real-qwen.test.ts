@@ -4,7 +4,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TimeoutError, ToolAuthError, type ChatRequest, type StreamEvent } from '@toolbridge/core';
 import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
-import { processesWithEnv, waitFor } from '@toolbridge/test-suite';
+import { processesWithEnv, waitFor } from '@toolbridge/test-suite/kit';
 import { createQwenCodeAdapter } from './adapter.js';
 import { startMockQwenServer, type MockQwenServer } from './testing/mock-openai.js';
 import { realQwenHome, type RealQwenHome } from './testing/real.js';

@@ -12,7 +12,7 @@ import {
 import { createRegistry } from './registry.js';
 import { AGENT_CAPABILITIES, RUNTIME_CAPABILITIES } from './types.js';
 import { textOf } from './request.js';
-import { streamFrom, waitFor } from '@toolbridge/test-suite';
+import { streamFrom, waitFor } from '@toolbridge/test-suite/kit';
 
 function memoryAdapter(
   id: string,

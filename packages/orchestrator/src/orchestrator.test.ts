@@ -15,7 +15,7 @@ import {
 } from '@toolbridge/core';
 import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
 import { createOrchestrator, MAX_RETRIES, type OrchestratorOptions } from './orchestrator.js';
-import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
 
 const hello = { messages: [{ role: 'user' as const, content: 'hi' }] };
 const registries: ToolRegistry[] = [];

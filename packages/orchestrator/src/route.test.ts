@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { FallbackExhaustedError, AbortedError, RateLimitError, type UsageLimits } from '@toolbridge/core';
 import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
-import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
 import { createOrchestrator } from './orchestrator.js';
 
 const hello = { messages: [{ role: 'user' as const, content: 'hi' }] };

@@ -5,7 +5,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Approval, FallbackChatResponse } from '@toolbridge/core';
 import type { ValidChatRequest } from '@toolbridge/core/runtime';
-import { waitFor } from '@toolbridge/test-suite';
+import { waitFor } from '@toolbridge/test-suite/kit';
 import type { Toolbridge } from 'toolbridge';
 import { createAcpFace } from './acp.js';
 import { createMcpFace } from './mcp.js';

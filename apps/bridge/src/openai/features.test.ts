@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { createToolbridge, type Toolbridge } from 'toolbridge';
-import { makeTempDir, scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { makeTempDir, scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
 import { textOf } from '@toolbridge/core/runtime';
 import { serveOpenAI, type OpenAIServer } from './testing/serve.js';
 

@@ -1,6 +1,6 @@
 import { type Activity, type ToolRequest } from '@toolbridge/core';
 import { textOf } from '@toolbridge/core/runtime';
-import { scriptedAdapter, type ScriptedAdapter, type ScriptStep } from '@toolbridge/test-suite';
+import { scriptedAdapter, type ScriptedAdapter, type ScriptStep } from '@toolbridge/test-suite/kit';
 
 /**
  * In-memory tools for the dashboard's agent features (test kit scripted adapters): an agent

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { type ToolbridgeConfig } from '@toolbridge/core';
 import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
-import { pathWith, realCliBinDir } from '@toolbridge/test-suite';
+import { pathWith, realCliBinDir } from '@toolbridge/test-suite/kit';
 import { createClaudeCodeAdapter } from '../adapter.js';
 import type { ClaudeCodeAdapterOptions } from '../options.js';
 

@@ -8,7 +8,7 @@ import {
   recordingScratch,
   withChatControl,
   type ChatControl,
-} from '@toolbridge/test-suite';
+} from '@toolbridge/test-suite/kit';
 import { createCodexAdapter } from '../adapter.js';
 import type { CodexAdapterOptions } from '../options.js';
 import { startMockResponsesServer, type MockResponsesServer } from './mock-responses-server.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeTempDir, pathWith, writeFakeBin } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, writeFakeBin } from '@toolbridge/test-suite/kit';
 
 /** Output of the real gemini 0.61.0, recorded byte for byte (see captures/README.md). */
 export const CAPTURES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'captures');

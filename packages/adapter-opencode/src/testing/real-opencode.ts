@@ -9,7 +9,7 @@ import {
   recordingScratch,
   withChatControl,
   type ChatControl,
-} from '@toolbridge/test-suite';
+} from '@toolbridge/test-suite/kit';
 import { createOpenCodeAdapter } from '../adapter.js';
 import type { OpenCodeAdapterOptions } from '../options.js';
 import { mockProviderConfig, startMockOpenAIServer, type MockBehaviour, type MockOpenAIServer } from './mock-openai-server.js';
@@ -89,4 +89,4 @@ export async function startRealOpenCode(
   };
 }
 
-export { transcriptOf } from '@toolbridge/test-suite';
+export { transcriptOf } from '@toolbridge/test-suite/kit';

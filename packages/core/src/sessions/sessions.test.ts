@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeTempDir, scriptedAdapter, waitFor, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { makeTempDir, scriptedAdapter, waitFor, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
 import { InvalidRequestError, SessionBusyError, SessionNotFoundError } from '../errors.js';
 import { createRegistry, type ToolRegistry } from '../registry.js';
 import { textOf } from '../request.js';
