@@ -232,6 +232,26 @@ describe('dashboard agent features in Chromium', () => {
     await expect(page.locator('#images-list li').count()).resolves.toBe(0);
   });
 
+  it('MCP servers typed as JSON are checked in the page, then sent as mcpServers and reach the agent', async () => {
+    const before = requests.length;
+    const field = page.getByLabel('MCP servers (JSON)');
+    await field.fill('[{"name": "files", "command": "npx", "url": "https://x.example"}]');
+    await page.getByLabel('Prompt').fill('List the files');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page
+      .locator('#chat-error')
+      .getByText('MCP server 1 ("files") needs exactly one of "command" (a local server) or "url" (a remote one).')
+      .waitFor();
+    // Refused in the page: nothing was sent.
+    expect(requests.slice(before).filter((r) => r.method() === 'POST')).toEqual([]);
+    const servers = [{ name: 'files', command: 'npx', args: ['-y', 'files-mcp'], env: { FILES_TOKEN: 't0k3n' } }];
+    await field.fill(JSON.stringify(servers));
+    await send();
+    expect(lastChat().postDataJSON()).toMatchObject({ mcpServers: servers });
+    expect(tools.codex.requests.at(-1)!.mcpServers).toEqual(servers);
+    await field.fill('');
+  });
+
   it('shows markup in a prompt and an answer as text, offers to continue the answer’s session, and keeps prompts out of the bridge log', async () => {
     const prompt = 'Say <b>hi</b> & <img src=x>';
     await page.getByLabel('Prompt').fill(prompt);

@@ -269,6 +269,7 @@ describe('bridge endpoints', () => {
       '/discover',
       '/health',
       '/health/{toolId}',
+      '/mcp',
       '/openapi.json',
       '/queue',
       '/sessions',
@@ -277,6 +278,8 @@ describe('bridge endpoints', () => {
       '/usage',
       '/usage/windows',
     ]);
+    // The MCP endpoint, answered by the MCP SDK's transport beside the route table.
+    expect(Object.keys(doc.paths['/mcp'] as object)).toEqual(['post', 'get', 'delete']);
     expect(doc.components.schemas.ToolChatRequest).toEqual(JSON.parse(JSON.stringify(toolChatRequestSchema)));
     expect(doc.components.schemas.FallbackChatRequest).toEqual(JSON.parse(JSON.stringify(fallbackChatRequestSchema)));
     expect(doc.components.schemas.Config).toEqual(bridge.toolbridge.registry.config.jsonSchema);

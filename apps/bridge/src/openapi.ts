@@ -1,3 +1,4 @@
+import { MCP_ROUTE_DOCS } from './faces/mcp-http.js';
 import { ROUTE_TABLE, SCHEMAS, type QueryParam, type RouteDoc } from './route-table.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -75,6 +76,7 @@ export function buildOpenApiDocument(options: { version: string; configSchema: R
     const key = path.replace(/:(\w+)/g, '{$1}');
     paths[key] = Object.fromEntries(Object.entries(methods).map(([method, doc]) => [method, operation(path, doc as RouteDoc)]));
   }
+  paths['/mcp'] = Object.fromEntries(Object.entries(MCP_ROUTE_DOCS).map(([method, doc]) => [method, operation('/mcp', doc)]));
   return {
     openapi: '3.1.0',
     info: {

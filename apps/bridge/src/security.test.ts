@@ -84,6 +84,18 @@ describe('Origin (cross-origin browser requests) and CORS', () => {
     expect(res.headers.get('vary')).toContain('Origin');
   });
 
+  it("lets an allowed origin delete a session: DELETE is in the preflight's methods, and the answer carries the CORS header", async () => {
+    const pre = await bridge.request('/sessions/tbs_nope', {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'DELETE' },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-methods')?.split(/\s*,\s*/)).toContain('DELETE');
+    const del = await bridge.request('/sessions/tbs_nope', { method: 'DELETE', headers: { origin: 'http://localhost:3000' } });
+    expect(del.status).toBe(404);
+    expect(del.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
+  });
+
   it("lets an allowed origin's preflight ask for the headers OpenAI's browser SDK sends, and only plain names", async () => {
     const ask = (headers: string) =>
       bridge.request('/v1/chat/completions', {

@@ -4,7 +4,8 @@ import { isIpLiteral, isLoopbackHost, isWildcardHost, normalizeHost, parseHostHe
 import { httpError } from './errors.js';
 import type { ResolvedOptions } from './options.js';
 
-const ALLOWED_METHODS = 'GET, PUT, POST, OPTIONS';
+// DELETE: sessions (`DELETE /sessions/{id}`) and MCP sessions (`DELETE /mcp`).
+const ALLOWED_METHODS = 'GET, PUT, POST, DELETE, OPTIONS';
 const ALLOWED_HEADERS = 'Authorization, Content-Type';
 
 /**

@@ -7,7 +7,8 @@ import { codexConfig, TOOL_ID } from './config.js';
 import { detectCodex } from './detect.js';
 import type { CodexAdapterOptions } from './options.js';
 import { execTurn } from './spawn.js';
-import { turnSettings } from './turn.js';
+import { readRateLimits } from './rate-limits.js';
+import { turnSettings, withMcpServers } from './turn.js';
 import { readUsageLimits } from './usage-limits.js';
 import { readCodexUserConfig } from './user-config.js';
 import { CodexWarm } from './warm.js';
@@ -27,8 +28,8 @@ function approvalsNeedServer(spawnReason: string | undefined): ProviderExecution
 /**
  * The Codex agent (`codex` on PATH): chats run `codex exec --json` with the conversation on
  * stdin, continuing Codex's own threads for sessions; models from Codex's catalog and the user's
- * config; login state from the provider setup and `codex login status`; usage windows from
- * Codex's own session logs.
+ * config; login state from the provider setup and `codex login status`; usage windows read live
+ * by the running app-server (a ChatGPT login), else from Codex's own session logs.
  */
 export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapter {
   const command = options.command ?? 'codex';
@@ -37,6 +38,14 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
   const codexHomeOf = (ctx: CallContext): string =>
     options.codexHome ?? (ctx.env.CODEX_HOME || path.join(ctx.env.HOME || homedir(), '.codex'));
   const warm = new CodexWarm(options);
+  /** The warm server of the default settings when one runs (a bad setting: none). */
+  const warmServer = (ctx: CallContext) => {
+    try {
+      return warm.running(ctx, turnSettings({}, ctx, codexHomeOf(ctx)));
+    } catch {
+      return undefined;
+    }
+  };
 
   const checkAuth = async (ctx: CallContext) => {
     const user = await readCodexUserConfig(codexHomeOf(ctx), codexConfig.read(ctx.config).profile);
@@ -72,6 +81,8 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
       // Both on the warm transport only (`codex exec` can neither ask nor be interrupted): see stream().
       approvals: options.warm !== false,
       interrupt: options.warm !== false,
+      // As `mcp_servers` config overrides on both transports (mcp-servers.ts).
+      mcpServers: true,
     },
 
     detect: (ctx) => detectCodex(ctx, { command, timeoutMs: versionTimeoutMs, codexHome: codexHomeOf(ctx) }),
@@ -79,16 +90,27 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
     checkAuth,
     startAuth: (ctx) => login.start(ctx, () => checkAuth(ctx)),
 
-    usageLimits: (ctx) =>
-      readUsageLimits(codexHomeOf(ctx), {
+    async usageLimits(ctx) {
+      const server = warmServer(ctx);
+      const live = server ? await readRateLimits(server, ctx.signal) : undefined;
+      if (live && 'limits' in live) return live.limits;
+      const logged = await readUsageLimits(codexHomeOf(ctx), {
         signal: ctx.signal,
         ...(options.usageMaxFiles ? { maxFiles: options.usageMaxFiles } : {}),
         ...(options.usageTailBytes ? { tailBytes: options.usageTailBytes } : {}),
-      }),
+      });
+      if (logged.status === 'unavailable' && live && 'failed' in live)
+        return { ...logged, reason: `${logged.reason}; Codex's app-server could not read them from the ChatGPT backend either` };
+      return logged;
+    },
 
     async *stream(request, ctx) {
       // Inside the generator: a bad setting fails the stream, never the call that creates it.
-      const turn = turnSettings(request, ctx, codexHomeOf(ctx));
+      let turn = turnSettings(request, ctx, codexHomeOf(ctx));
+      if (request.mcpServers?.length) {
+        const user = await readCodexUserConfig(turn.codexHome, turn.profile);
+        turn = withMcpServers(turn, request, ctx.approvals !== undefined, user.shellExclude ?? []);
+      }
       const spawnReason = warm.spawnReason(ctx, turn);
       if (!spawnReason && (yield* warm.stream(request, ctx, turn))) return;
       // `codex exec` never asks: running it would do unasked what the caller wanted to approve.

@@ -1,6 +1,6 @@
 import { approveAction } from '@toolbridge/adapter-kit';
 import type { ApprovalRequest, ChatContext, PermissionLevel } from '@toolbridge/core';
-import type { Notification } from './app-server.js';
+import { MCP_ELICITATION, type Notification } from './app-server.js';
 import { findCall } from './rollout.js';
 
 type Json = Record<string, unknown>;
@@ -85,6 +85,7 @@ export class ThreadApprovals {
 
   /** The answer to one approval request of the thread. */
   async decide(method: string, params: Json): Promise<Json> {
+    if (method === MCP_ELICITATION) return { action: (await this.mcpToolCall(params)) ? 'accept' : 'decline', content: null, _meta: null };
     const itemId = str(params.itemId) ?? '';
     const allowed = method === 'item/fileChange/requestApproval' ? await this.fileChange(itemId) : await this.command(itemId, params);
     return { decision: allowed ? 'accept' : 'decline' };
@@ -97,6 +98,21 @@ export class ThreadApprovals {
     const title = changes.length === 1 ? `${label(changes[0]!.kind)} ${changes[0]!.path}` : `Change ${changes.length} files`;
     const answer = await approveAction(this.ctx, this.level, { kind: 'file_change', title, changes }, this.additionalDirs);
     return answer.allow;
+  }
+
+  /**
+   * A call of an MCP server's tool (the chat's `mcpServers`, or the user's own servers), which
+   * app-server 0.169 asks about as an elicitation whose `_meta.codex_approval_kind` is
+   * "mcp_tool_call" (measured). Any other elicitation is a server's own form: declined, nobody
+   * here can fill it in.
+   */
+  private async mcpToolCall(params: Json): Promise<boolean> {
+    const meta = (params._meta ?? {}) as Json;
+    if (meta.codex_approval_kind !== 'mcp_tool_call') return false;
+    const tool = `${str(params.serverName) ?? 'mcp'}.${str(meta.tool_name) ?? 'tool'}`;
+    const input = meta.tool_params;
+    const action: ApprovalRequest = { kind: 'tool_call', title: `Call ${tool}`, tool, ...(input !== undefined ? { input } : {}) };
+    return (await approveAction(this.ctx, this.level, action, this.additionalDirs)).allow;
   }
 
   /** Whether the call asked to leave the sandbox; true (refused) when its arguments cannot be found. */
@@ -133,5 +149,5 @@ function label(kind: 'add' | 'update' | 'delete'): string {
 
 /** Whether a server request is one `ThreadApprovals` answers. */
 export function isApprovalRequest(method: string): boolean {
-  return (APPROVAL_REQUESTS as readonly string[]).includes(method);
+  return (APPROVAL_REQUESTS as readonly string[]).includes(method) || method === MCP_ELICITATION;
 }

@@ -14,6 +14,9 @@ export interface Notification {
 /** Answers a server request of one thread (an approval request); undefined leaves it to the default answer. */
 export type ThreadRequestHandler = (method: string, params: Json) => Promise<Json> | undefined;
 
+/** How app-server asks about an MCP tool call (and passes an MCP server's own elicitations on). */
+export const MCP_ELICITATION = 'mcpServer/elicitation/request';
+
 /** An error answer of the server (`code` is -32600 for every error seen). */
 export class RpcError extends Error {
   constructor(
@@ -34,6 +37,8 @@ function answerServerRequest(method: string): { result: Json } | { error: { code
   if (method === 'item/commandExecution/requestApproval' || method === 'item/fileChange/requestApproval')
     return { result: { decision: 'decline' } };
   if (method === 'execCommandApproval' || method === 'applyPatchApproval') return { result: { decision: 'denied' } };
+  // An MCP tool's approval (or a server's own form, which nobody here could fill in).
+  if (method === MCP_ELICITATION) return { result: { action: 'decline', content: null, _meta: null } };
   return { error: { code: -32601, message: `${method} is not supported by Toolbridge` } };
 }
 

@@ -19,6 +19,8 @@ export interface ExecArgs {
   images?: readonly string[];
   /** Continue (`resume`) or branch (`fork`) a thread instead of starting one. */
   resume?: { threadId: string; fork: boolean };
+  /** More config overrides, `key -> TOML value` (the chat's MCP servers). */
+  config?: Readonly<Record<string, string>>;
   extraArgs?: readonly string[];
 }
 
@@ -45,10 +47,16 @@ export function buildExecArgs(o: ExecArgs): string[] {
     ...(o.shellSnapshot ? [] : ['-c', 'features.shell_snapshot=false']),
     ...(o.planTool ? ['-c', 'tools.update_plan.enabled=true'] : []),
     ...Object.entries(o.sandboxConfig ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+    ...overrideArgs(o.config),
     ...(o.outputSchema ? ['--output-schema', o.outputSchema] : []),
     ...(o.images ?? []).map((f) => `--image=${f}`),
     ...(o.extraArgs ?? []),
     ...(o.resume ? [o.resume.fork ? 'fork' : 'resume', o.resume.threadId] : []),
     '-',
   ];
+}
+
+/** `-c key=value` for each override. */
+export function overrideArgs(config: Readonly<Record<string, string>> = {}): string[] {
+  return Object.entries(config).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
 }

@@ -42,10 +42,12 @@ export async function* execTurn(
         outputSchema: inputs.schemaFile,
         images: inputs.imageFiles,
         resume: turn.resume,
+        ...(turn.mcp ? { config: turn.mcp.config } : {}),
         extraArgs: o.extraArgs,
       }),
       stdin: inputs.prompt,
-      env: ctx.env,
+      // The MCP servers' secrets, under the generated names their config refers to.
+      env: turn.mcp ? { ...ctx.env, ...turn.mcp.env } : ctx.env,
       cwd: ctx.cwd,
       signal: ctx.signal,
       toolId: TOOL_ID,

@@ -1,5 +1,6 @@
 import { InvalidRequestError, type CallContext, type ToolRequest } from '@toolbridge/core';
-import { codexConfig, TOOL_ID } from './config.js';
+import { codexConfig, LEVEL_OF, TOOL_ID } from './config.js';
+import { codexMcpSetup, shellExcludeConfig, type CodexMcpSetup } from './mcp-servers.js';
 import { codexPermissions, type CodexPermissions } from './permissions.js';
 
 /** How one chat turn runs, whichever transport runs it. */
@@ -11,6 +12,8 @@ export interface TurnSettings {
   codexHome: string;
   /** The Codex thread to continue or fork. */
   resume?: { threadId: string; fork: boolean };
+  /** The chat's MCP servers (`mcpServers`), as config overrides and the environment holding their secrets. */
+  mcp?: CodexMcpSetup;
   /** What every answer's metadata says about the settings. */
   metadata: Record<string, unknown>;
 }
@@ -39,4 +42,19 @@ export function turnSettings(
     ...(resume ? { resume: { threadId: argValue(resume.nativeSessionId, 'session id'), fork: resume.fork } } : {}),
     metadata: { sandbox: permissions.sandbox, permissions: permissions.metadata },
   };
+}
+
+/**
+ * The turn with the request's MCP servers added (see mcp-servers.ts); `userExclude` is the user's
+ * `shell_environment_policy.exclude`, kept beside the generated names.
+ */
+export function withMcpServers(
+  turn: TurnSettings,
+  request: Pick<ToolRequest, 'mcpServers'>,
+  ask: boolean,
+  userExclude: readonly string[],
+): TurnSettings {
+  if (!request.mcpServers?.length) return turn;
+  const setup = codexMcpSetup(request.mcpServers, LEVEL_OF[turn.permissions.sandbox], ask);
+  return { ...turn, mcp: { config: { ...setup.config, ...shellExcludeConfig(userExclude) }, env: setup.env } };
 }

@@ -37,6 +37,22 @@ function toWindow(raw: unknown, lineTime: number): UsageWindow | undefined {
   return window;
 }
 
+/**
+ * The `primary` and `secondary` windows of a `rate_limits` record (`used_percent`, `window_minutes`,
+ * `resets_at`), named by their length; undefined when it has none. `lineTime` dates a relative reset.
+ */
+export function namedWindows(limits: Record<string, unknown>, lineTime = NaN): Record<string, UsageWindow> | undefined {
+  const windows: Record<string, UsageWindow> = {};
+  for (const key of ['primary', 'secondary'] as const) {
+    const w = toWindow(limits[key], lineTime);
+    if (!w) continue;
+    let name = windowName(w.windowMinutes, key);
+    if (name in windows) name = `${name}_${key}`;
+    windows[name] = w;
+  }
+  return Object.keys(windows).length > 0 ? windows : undefined;
+}
+
 /** Usage limits from one session-log line, if it is a `token_count` event carrying `rate_limits`. */
 export function usageLimitsFromLine(line: string): UsageLimits | undefined {
   // Cheap test before parsing: most lines are prompts, tool output and items.
@@ -52,15 +68,8 @@ export function usageLimitsFromLine(line: string): UsageLimits | undefined {
   const limits = payload.rate_limits as Record<string, unknown> | null | undefined;
   if (!limits || typeof limits !== 'object') return undefined;
   const lineTime = typeof entry.timestamp === 'string' ? Date.parse(entry.timestamp) : NaN;
-  const windows: Record<string, UsageWindow> = {};
-  for (const key of ['primary', 'secondary'] as const) {
-    const w = toWindow(limits[key], lineTime);
-    if (!w) continue;
-    let name = windowName(w.windowMinutes, key);
-    if (name in windows) name = `${name}_${key}`;
-    windows[name] = w;
-  }
-  if (Object.keys(windows).length === 0) return undefined;
+  const windows = namedWindows(limits, lineTime);
+  if (!windows) return undefined;
   return {
     status: 'available',
     source: 'local_session',

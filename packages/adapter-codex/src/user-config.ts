@@ -23,6 +23,8 @@ export interface CodexUserConfig {
   /** `model`, from the profile when it sets one, else from `config.toml`. */
   model?: string;
   provider: CodexProvider;
+  /** `shell_environment_policy.exclude`: variables kept from the commands Codex runs. */
+  shellExclude?: string[];
   /** Files that were read (for messages); a missing file is no error. */
   files: string[];
   /** A file that could not be parsed: Codex itself refuses to start with it. */
@@ -87,7 +89,15 @@ export async function readCodexUserConfig(codexHome: string, profile?: string): 
     ...(str(table?.name) ? { name: str(table?.name) } : {}),
     ...(str(table?.env_key) ? { envKey: str(table?.env_key) } : {}),
   };
-  return { ...(str(merged.model) ? { model: str(merged.model) } : {}), provider, files: read, ...(error ? { error } : {}) };
+  const policy = isTable(merged.shell_environment_policy) ? merged.shell_environment_policy : {};
+  const shellExclude = Array.isArray(policy.exclude) ? policy.exclude.filter((p): p is string => typeof p === 'string') : [];
+  return {
+    ...(str(merged.model) ? { model: str(merged.model) } : {}),
+    provider,
+    ...(shellExclude.length ? { shellExclude } : {}),
+    files: read,
+    ...(error ? { error } : {}),
+  };
 }
 
 /** Whether the provider is one Codex knows without a table; an unknown id makes Codex refuse to start. */

@@ -11,7 +11,9 @@ import {
 import { type CallContext, type ChatContext, type StreamEvent, type ToolRequest, type WarmLoad } from '@toolbridge/core';
 import { raceAbort } from '@toolbridge/core/runtime';
 import { AppServer } from './app-server.js';
+import { overrideArgs } from './argv.js';
 import { EXEC_API_KEY_ENV } from './auth.js';
+import type { CodexMcpSetup } from './mcp-servers.js';
 import type { CodexAdapterOptions } from './options.js';
 import type { TurnSettings } from './turn.js';
 import { warmTurn } from './warm-turn.js';
@@ -70,16 +72,29 @@ export class CodexWarm {
     return undefined;
   }
 
-  private keyOf(ctx: CallContext, codexHome: string): { key: string; fingerprint: string } {
+  /**
+   * A chat with MCP servers gets a server of its own set-up: app-server starts MCP servers only from
+   * its start-up config (a `thread/start` `config` with `mcp_servers` starts none, measured with
+   * 0.169), so their overrides are its `-c` arguments and their secrets its environment, and both
+   * are part of the key (chats with the same servers share it; others never see them).
+   */
+  private keyOf(ctx: CallContext, codexHome: string, mcp?: CodexMcpSetup): { key: string; fingerprint: string } {
     const command = this.o.command ?? 'codex';
+    const env = mcp ? { ...ctx.env, ...mcp.env } : ctx.env;
+    const mcpArgs = overrideArgs(mcp?.config);
     // The environment is part of what the server is (HOME, keys): hashed, never kept as text in the key.
-    const key = JSON.stringify([command, codexHome, envFingerprint(ctx.env)]);
-    const args = [...(this.o.shellSnapshot ? [] : ['-c', 'features.shell_snapshot=false']), ...configArgs(this.o.extraArgs ?? [])!];
-    this.specs.set(key, { command, args, env: ctx.env });
+    const key = JSON.stringify([command, codexHome, envFingerprint(env), ...mcpArgs]);
+    const args = [
+      ...(this.o.shellSnapshot ? [] : ['-c', 'features.shell_snapshot=false']),
+      ...configArgs(this.o.extraArgs ?? [])!,
+      ...mcpArgs,
+    ];
+    this.specs.set(key, { command, args, env });
     const files = [whichOnPath(command, ctx.env), path.join(codexHome, 'config.toml'), path.join(codexHome, 'auth.json')];
-    const fingerprint = `${warmFingerprint({ args }, files)}#${this.generation}`;
-    this.lastSetup = { key, fingerprint };
-    return this.lastSetup;
+    const setup = { key, fingerprint: `${warmFingerprint({ args }, files)}#${this.generation}` };
+    // `load()` reports the plain set-up's server.
+    if (!mcp) this.lastSetup = setup;
+    return setup;
   }
 
   /**
@@ -90,7 +105,7 @@ export class CodexWarm {
   async *stream(request: ToolRequest, ctx: ChatContext, turn: TurnSettings): AsyncGenerator<StreamEvent, boolean> {
     this.idleMs = warmIdleMs(ctx.config);
     for (let attempt = 0; ; attempt++) {
-      const { key, fingerprint } = this.keyOf(ctx, turn.codexHome);
+      const { key, fingerprint } = this.keyOf(ctx, turn.codexHome, turn.mcp);
       // A server that would not start (a Codex without app-server, a broken config) is not tried again
       // for a minute, or until the CLI or its config changes (the pool's `startRetryMs`): chats spawn meanwhile.
       const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e) => {
@@ -124,6 +139,14 @@ export class CodexWarm {
         lease.release(server.alive && !(server.recycling && server.activeTurns === 0));
       }
     }
+  }
+
+  /** The running server of this setup, if one runs now (none is started): for reading its rate limits. */
+  running(ctx: CallContext, turn: TurnSettings): AppServer | undefined {
+    if (this.spawnReason(ctx, turn)) return undefined;
+    const { key, fingerprint } = this.keyOf(ctx, turn.codexHome);
+    const server = this.pool.peek(key, fingerprint);
+    return server && !server.retired ? server : undefined;
   }
 
   /** Start the server for the default settings ahead of the first chat (`serve` start-up). */

@@ -4,6 +4,7 @@ import { checkCopilotAuth, copilotLogin } from './auth.js';
 import { resolveCopilotBinary } from './binary.js';
 import { copilotConfig, NAME, TOOL_ID } from './config.js';
 import type { CopilotCliAdapterOptions } from './options.js';
+import { readCopilotQuota } from './quota.js';
 import { checkRequest, runTurn } from './spawn.js';
 import { copilotTurnSpec, copilotWarm } from './warm.js';
 
@@ -15,7 +16,8 @@ function modelFor(requested: string | undefined, ctx: CallContext): string | und
 /**
  * GitHub Copilot CLI (`copilot` on PATH). Chats run `copilot --output-format=json` headless with
  * the conversation on stdin; sign-in state is read offline from Copilot's config, the
- * environment and the GitHub CLI's login; `startAuth()` relays the device code of `copilot login`.
+ * environment and the GitHub CLI's login; `startAuth()` relays the device code of `copilot login`;
+ * the premium-request allowance from Copilot's cache of GitHub's `copilot_internal/user` answer.
  */
 export function createCopilotCliAdapter(options: CopilotCliAdapterOptions = {}): ToolAdapter {
   const command = options.command ?? 'copilot';
@@ -63,11 +65,7 @@ export function createCopilotCliAdapter(options: CopilotCliAdapterOptions = {}):
 
     checkAuth: (ctx) => checkCopilotAuth(ctx.env),
     startAuth: (ctx) => login.start(ctx, () => checkCopilotAuth(ctx.env)),
-    usageLimits: async () => ({
-      status: 'unavailable',
-      reason:
-        "Copilot CLI keeps no quota on disk: a plan's premium-request allowance is only fetched from GitHub while it runs (each chat's premium requests are in its metadata)",
-    }),
+    usageLimits: (ctx) => readCopilotQuota(ctx.env),
 
     async *stream(request, ctx) {
       const permissions = resolvePermissions(request, ctx);

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { waitFor, waitForPidsGone } from '@toolbridge/test-suite/kit';
+import { pidsSince } from './proc.js';
 import { runProcess } from './runner.js';
 import { findMarkedSync, RUN_MARKER_ENV } from './stragglers.js';
 
@@ -45,5 +46,16 @@ linux('stragglers', () => {
     const last = Number(readFileSync('/proc/loadavg', 'latin1').trim().split(' ').pop());
     expect(findMarkedSync([marker], last + 1_000_000)).toEqual([pid]);
     child.kill('SIGKILL');
+  });
+
+  it('takes the pids handed out since a run began: none above the last one (older than the last wrap)', () => {
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    started.push(child.pid!);
+    spawnSync('true'); // moves the counter on
+    const since = pidsSince(child.pid!);
+    const last = Number(readFileSync('/proc/loadavg', 'latin1').trim().split(' ').pop());
+    child.kill('SIGKILL');
+    expect(since).toContain(child.pid);
+    expect(since.filter((p) => p < child.pid! || p > last)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { lastPid, pidsWithEnv, processRunning } from './proc.js';
+import { pidsSince, pidsWithEnv, processRunning } from './proc.js';
 
 /**
  * Tools start some helpers in a session of their own (Codex's shell-environment
@@ -16,29 +16,18 @@ export function newRunMarker(): string {
 
 /**
  * Pids of processes (not this one) whose environment holds `RUN_MARKER_ENV=<m>` for one of
- * `markers`. One synchronous pass over /proc: measured here it costs less than a third of
- * reading the same files through promises (0.7 ms against 1.8 ms for 64 processes), and the
- * exit hook, which has no event loop left, needs it synchronous anyway.
+ * `markers`, among those handed out from `fromPid` on (see `pidsSince`; a caller passes it only
+ * for short runs, which cannot have seen the counter go all the way round). One synchronous pass
+ * over /proc: measured here it costs less than a third of reading the same files through promises
+ * (0.7 ms against 1.8 ms for 64 processes), and the exit hook, which has no event loop left,
+ * needs it synchronous anyway.
  */
 export function findMarkedSync(markers: ReadonlySet<string> | readonly string[], fromPid?: number): number[] {
   const entries = [...markers].map((m) => `${RUN_MARKER_ENV}=${m}`);
-  return pidsWithEnv(entries, fromPid === undefined ? 0 : pidFloor(fromPid));
+  return pidsWithEnv(entries, fromPid === undefined ? undefined : pidsSince(fromPid));
 }
 
-/**
- * Linux hands out pids in increasing order until `pid_max` (32768 here) and then wraps, so the
- * processes a run started have pids at or above its first one unless the counter wrapped since;
- * `/proc/loadavg` ends with the last pid handed out, which is then below it. Skipping the lower
- * pids spares reading the environment of every other process on the machine (~1 ms per chat
- * with 90 processes, measured). The caller passes a floor only for short runs, which cannot
- * have gone round the whole range and past their first pid again.
- */
-function pidFloor(fromPid: number): number {
-  const last = lastPid();
-  return last !== undefined && last >= fromPid ? fromPid : 0;
-}
-
-/** Pids of live processes whose environment has `RUN_MARKER_ENV=<marker>` (from `fromPid` on, see `pidFloor`). */
+/** Pids of live processes whose environment has `RUN_MARKER_ENV=<marker>` (from `fromPid` on, see `pidsSince`). */
 export async function findMarked(marker: string, fromPid?: number): Promise<number[]> {
   return findMarkedSync([marker], fromPid);
 }

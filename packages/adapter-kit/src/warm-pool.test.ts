@@ -91,6 +91,26 @@ describe('WarmPool', () => {
     expect(p.load().processes).toBe(0);
   });
 
+  it('peek: the live member of a setup, neither started nor lent, and no keep-alive for an idle one', async () => {
+    const { p, started } = pool('shared');
+    expect(p.peek('k', 'f')).toBeUndefined();
+    expect(started).toHaveLength(0); // nothing started for a peek
+    const a = (await p.acquire('k', 'f', 300))!;
+    expect(p.peek('k', 'f')).toBe(a.member);
+    expect(p.peek('k', 'other settings')).toBeUndefined();
+    expect(p.peek('other key', 'f')).toBeUndefined();
+    a.member.alive = false;
+    expect(p.peek('k', 'f')).toBeUndefined(); // a member that died is no answer
+    a.member.alive = true;
+    a.release();
+    expect(p.load()).toMatchObject({ processes: 1, busy: 0 }); // peeking lent nothing
+    // Peeking all the while does not keep the idle member alive.
+    await waitFor(() => p.peek('k', 'f') === undefined && started[0]!.closed, 3000, 'the idle member to be shut down');
+    a.member.alive = true;
+    expect(p.peek('k', 'f')).toBeUndefined(); // dropped from the pool, whatever it says
+    await p.close();
+  });
+
   it('idle time 0 turns warm mode off: no member, and running ones are shut down', async () => {
     const { p, started } = pool('shared');
     (await p.acquire('k', 'f', 60_000))!.release();

@@ -116,6 +116,15 @@ export class WarmPool<M extends WarmMember> {
     };
   }
 
+  /**
+   * A live member of this setup, neither leased nor started: for a read on the side (a health
+   * check asking the server something). Its idle timer runs on, so such reads never keep it alive.
+   */
+  peek(key: string, fingerprint: string): M | undefined {
+    for (const e of this.entries) if (e.key === key && e.fingerprint === fingerprint && e.member.alive) return e.member;
+    return undefined;
+  }
+
   /** Whether this setup's member failed to start less than `startRetryMs` ago. */
   startFailed(key: string, fingerprint: string): boolean {
     return (this.failedStarts.get(`${key}\u0000${fingerprint}`) ?? 0) > Date.now();

@@ -34,6 +34,8 @@ export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): Too
       ...(o.warm ? { structuredOutput: 'native' as const, warm: true } : {}),
       // Both on the warm transport only: `opencode run` rejects every question itself and cannot be interrupted.
       ...(o.warm ? { approvals: true, interrupt: true } : {}),
+      // In OPENCODE_CONFIG_CONTENT on both transports (mcp-servers.ts).
+      mcpServers: true,
     },
     detect: (ctx) => detect(o, ctx),
     checkAuth: (ctx) => checkAuth(o, ctx),

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { permissionReport, resolvePermissions, type PermissionReport } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, type CallContext, type PermissionLevel, type ToolRequest } from '@toolbridge/core';
-import { TOOL_ID } from './config.js';
+import type { CallContext, PermissionLevel, ToolRequest } from '@toolbridge/core';
+import { userConfigContent } from './config-content.js';
+import { mcpToolRules } from './mcp-servers.js';
 
 /**
  * OpenCode's permission actions. `ask` only with approvals on the warm transport, where the
@@ -101,7 +102,7 @@ export function sessionRules(config: PermissionConfig): Array<{ permission: stri
  * the kit) as OpenCode rules; `asking` with approvals (`ctx.approvals`, warm transport).
  */
 export function opencodePermissions(
-  request: Pick<ToolRequest, 'permissions' | 'additionalDirs'>,
+  request: Pick<ToolRequest, 'permissions' | 'additionalDirs' | 'mcpServers'>,
   ctx: Pick<CallContext, 'config' | 'maxPermissions'>,
   asking = false,
 ): OpenCodePermissions {
@@ -109,7 +110,7 @@ export function opencodePermissions(
   const { level } = resolved;
   return {
     level,
-    config: permissionConfig(level, request.additionalDirs, asking),
+    config: { ...permissionConfig(level, request.additionalDirs, asking), ...mcpToolRules(request.mcpServers, level) },
     metadata: permissionReport(resolved, level, (asking ? ASKING_NOTES[level] : undefined) ?? NOTES[level]),
   };
 }
@@ -120,19 +121,7 @@ export function opencodePermissions(
  * exactly its level.
  */
 export function envWithPermissions(env: NodeJS.ProcessEnv, config: PermissionConfig): NodeJS.ProcessEnv {
-  let base: Record<string, unknown> = {};
-  const raw = env.OPENCODE_CONFIG_CONTENT;
-  if (raw && raw.trim()) {
-    try {
-      const parsed: unknown = JSON.parse(raw);
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) base = parsed as Record<string, unknown>;
-      else throw new Error('not an object');
-    } catch {
-      throw new ProviderExecutionError('OPENCODE_CONFIG_CONTENT is not a JSON object, so the permission rules cannot be added to it', {
-        toolId: TOOL_ID,
-      });
-    }
-  }
+  const base = userConfigContent(env, 'the permission rules');
   // OPENCODE_PERMISSION would be merged over the config and could widen the level.
   const { OPENCODE_PERMISSION: _dropped, ...rest } = env;
   return { ...rest, OPENCODE_CONFIG_CONTENT: JSON.stringify({ ...base, permission: config }) };

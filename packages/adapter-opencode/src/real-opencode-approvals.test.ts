@@ -35,11 +35,7 @@ afterAll(async () => {
   await oc?.close();
 }, 60_000);
 
-function script(...steps: MockStep[]): number {
-  const at = oc.mock.requests.length;
-  oc.mock.behaviour = { kind: 'steps', steps };
-  return at;
-}
+const script = (...steps: MockStep[]) => oc.script(...steps);
 
 async function run(permissions: PermissionLevel, extra: Partial<ChatRequest> = {}) {
   const events: StreamEvent[] = [];

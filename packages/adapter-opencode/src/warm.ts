@@ -20,6 +20,7 @@ import {
 import { jsonInstruction, raceAbort } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
 import type { ModelCatalogs } from './images.js';
+import { envWithMcpServers } from './mcp-servers.js';
 import { modelFor } from './models.js';
 import type { ResolvedOptions } from './options.js';
 import { OpenCodeServer } from './serve-process.js';
@@ -183,6 +184,8 @@ export async function* chatTurn(
   catalogs: ModelCatalogs,
   sessions: SessionDirs,
 ): AsyncGenerator<StreamEvent> {
+  // The chat's MCP servers are in the environment: a run reads them, a warm server of their own starts with them.
+  if (request.mcpServers?.length) ctx = { ...ctx, env: envWithMcpServers(ctx.env, request.mcpServers) };
   const model = modelFor(request.model, ctx.config);
   const why = warm.spawnReason(ctx);
   if (!why && (yield* warm.stream(request, ctx, model))) return;

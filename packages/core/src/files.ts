@@ -25,6 +25,11 @@ export async function privateDir(dir: string, strict = false): Promise<string> {
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
   await privateDir(path.dirname(file));
+  await replaceFile(file, data);
+}
+
+/** `writeFileAtomic` into a directory known to exist: two file system calls fewer (the mkdir and its stat). */
+export async function replaceFile(file: string, data: string | Uint8Array): Promise<void> {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     // Created 0600 (the umask can only take bits away), renamed over the old file in one step.
@@ -33,5 +38,20 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   } catch (e) {
     await rm(tmp, { force: true }).catch(() => undefined);
     throw e;
+  }
+}
+
+/**
+ * Run a write into `dir`, making the directory (0700) only if the write finds it missing: the
+ * usual case, where it exists, costs no mkdir. Each file system call is a round trip through
+ * libuv's thread pool, which on a loaded machine costs far more than the call itself.
+ */
+export async function inDir<T>(dir: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    await privateDir(dir);
+    return write();
   }
 }

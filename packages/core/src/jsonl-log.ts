@@ -1,6 +1,6 @@
 import { appendFile, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { privateDir, writeFileAtomic } from './files.js';
+import { inDir, writeFileAtomic } from './files.js';
 
 export interface JsonlLogOptions<T> {
   /** The file (its folder is made 0700, the file 0600). */
@@ -60,8 +60,8 @@ export class JsonlLog<T> {
       await this.load();
       this.records.push(record);
       const line = `${this.torn ? '\n' : ''}${JSON.stringify(record)}\n`;
-      await privateDir(path.dirname(this.options.file));
-      await appendFile(this.options.file, line, { mode: 0o600 });
+      // The folder is made when the append finds it missing: no mkdir per record (a chat's answer waits on the thread pool too).
+      await inDir(path.dirname(this.options.file), () => appendFile(this.options.file, line, { mode: 0o600 }));
       this.torn = false;
       this.bytes += Buffer.byteLength(line);
       if (this.bytes > this.options.maxBytes) await this.compact();

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { FallbackExhaustedError, AbortedError, RateLimitError, type UsageLimits } from '@toolbridge/core';
 import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
 import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
@@ -139,13 +139,34 @@ describe('waitForQuota', () => {
     expect(a.calls).toHaveLength(1);
   });
 
-  it('a stream waits too, then streams the answer', async () => {
-    const a = scriptedAdapter('a', { script: [coolingFor(2000)[0]!, { deltas: ['hel', 'lo'] }] });
-    const { orchestrator } = await setup([a]);
-    await expect(orchestrator.chat(hello, { providers: ['a'] })).rejects.toThrow(FallbackExhaustedError);
-    const kinds: string[] = [];
-    for await (const event of orchestrator.stream(hello, { providers: ['a'], waitForQuota: 10_000 })) kinds.push(event.type);
-    expect(kinds).toEqual(['attempt', 'delta', 'delta', 'attempt', 'done']); // skipped; the answer; succeeded
-    expect(kinds.at(-1)).toBe('done');
+  it('a stream waits too, until the reset and not before, then streams the answer', async () => {
+    // The test keeps the clock: however slow the machine, the cool-down cannot pass before the
+    // stream asks (it did with a real 300 ms one), and the minute's wait takes no real time.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const a = scriptedAdapter('a', { script: [coolingFor(60_000)[0]!, { deltas: ['hel', 'lo'] }] });
+      const { orchestrator } = await setup([a]);
+      await expect(orchestrator.chat(hello, { providers: ['a'] })).rejects.toThrow(FallbackExhaustedError);
+      const kinds: string[] = [];
+      let ended = false;
+      const consumed = (async () => {
+        for await (const event of orchestrator.stream(hello, { providers: ['a'], waitForQuota: 120_000 })) kinds.push(event.type);
+      })().finally(() => (ended = true));
+      while (orchestrator.waiting().length === 0 && !ended) await new Promise((r) => setImmediate(r));
+      expect(orchestrator.waiting()).toHaveLength(1);
+      const until = Date.parse(orchestrator.waiting()[0]!.until);
+      expect(until - Date.now()).toBeGreaterThan(60_000 - 1000); // the cool-down's end, plus the margin
+      expect(kinds).toEqual(['attempt']); // skipped
+      await jest.advanceTimersByTimeAsync(until - Date.now() - 1);
+      expect(kinds).toEqual(['attempt']); // still waiting a millisecond before the reset
+      expect(a.calls).toHaveLength(1);
+      await jest.advanceTimersByTimeAsync(1);
+      await consumed;
+      expect(kinds).toEqual(['attempt', 'delta', 'delta', 'attempt', 'done']); // skipped; the answer; succeeded
+      expect(a.calls).toHaveLength(2);
+      expect(orchestrator.waiting()).toEqual([]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

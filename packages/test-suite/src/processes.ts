@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { pidsWithEnv, processRunning } from '@toolbridge/adapter-kit';
 
 /**
@@ -33,5 +34,29 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
   while (!(await predicate())) {
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * The command lines (argv joined by spaces) of the processes `pids()` names, sampled every 20 ms
+ * while `work` runs and once after: to prove a secret never reached any process's argv. Linux only.
+ */
+export async function commandLinesWhile<T>(pids: () => readonly number[], work: Promise<T>): Promise<{ value: T; argvs: string[] }> {
+  const argvs = new Set<string>();
+  const sample = () => {
+    for (const pid of pids())
+      try {
+        argvs.add(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '));
+      } catch {
+        // Gone meanwhile.
+      }
+  };
+  const timer = setInterval(sample, 20);
+  try {
+    const value = await work;
+    sample();
+    return { value, argvs: [...argvs] };
+  } finally {
+    clearInterval(timer);
   }
 }

@@ -1,4 +1,4 @@
-/** The chat box's options beyond tool and model: permission level, folder, JSON schema, images, the session it continues. */
+/** The chat box's options beyond tool and model: permission level, folder, JSON schema, images, MCP servers, the session it continues. */
 
 import { PERMISSION_LEVELS, type PermissionLevel } from './chat.js';
 import { byId, el } from './dom.js';
@@ -32,6 +32,7 @@ export class ChatOptions {
   private readonly sessionText = byId('chat-session-text');
   private readonly forkBox = byId<HTMLInputElement>('chat-fork');
   private readonly approvalsBox = byId<HTMLInputElement>('chat-approvals');
+  private readonly mcpInput = byId<HTMLTextAreaElement>('chat-mcp');
 
   constructor() {
     this.fileInput.addEventListener('change', () => void this.attach());
@@ -54,6 +55,11 @@ export class ChatOptions {
 
   get schema(): string {
     return this.schemaInput.value;
+  }
+
+  /** MCP servers for the agent, as typed (checked by `chatCall`). */
+  get mcpServers(): string {
+    return this.mcpInput.value;
   }
 
   get imageParts(): ImagePart[] {

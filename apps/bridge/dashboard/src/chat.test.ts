@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { attemptRow, chatCall, metadataFacts, moveItem, responseFormatOf, summarizeDone, type ChatDone } from './chat.js';
+import { attemptRow, chatCall, mcpServersOf, metadataFacts, moveItem, responseFormatOf, summarizeDone, type ChatDone } from './chat.js';
 
 const form = { mode: 'single' as const, toolId: 'ollama', providers: [], prompt: 'Say hello', model: '' };
 
@@ -104,6 +104,33 @@ describe('chatCall with the agent options', () => {
     expect(responseFormatOf('[1]')).toEqual({ error: 'The JSON schema must be a JSON object.' });
     expect(responseFormatOf('  ')).toEqual({});
     expect(chatCall({ ...form, schema: 'nope' })).toHaveProperty('error');
+  });
+
+  it('sends the typed MCP servers as mcpServers, and refuses a bad entry by its number and name, never its values', () => {
+    const servers = [
+      { name: 'files', command: 'npx', args: ['-y', 'srv'], env: { TOKEN: 'secret-1' } },
+      { name: 'remote', url: 'https://mcp.example/mcp', headers: { Authorization: 'Bearer secret-2' } },
+    ];
+    expect(chatCall({ ...form, mcpServers: JSON.stringify(servers) })).toMatchObject({ body: { mcpServers: servers } });
+    expect(chatCall({ ...form, mcpServers: ' [] ' })).not.toHaveProperty('body.mcpServers');
+    expect(mcpServersOf('')).toEqual({});
+    expect(mcpServersOf('{"name": ')).toEqual({ error: 'The MCP servers are not valid JSON.' });
+    expect(mcpServersOf('{"files": {}}')).toMatchObject({ error: expect.stringMatching(/^The MCP servers must be a JSON list/) });
+    const problem = (entry: unknown) => (mcpServersOf(JSON.stringify([servers[0], entry])) as { error: string }).error;
+    expect(problem({ name: 'x', command: 'a', url: 'https://b' })).toBe(
+      'MCP server 2 ("x") needs exactly one of "command" (a local server) or "url" (a remote one).',
+    );
+    expect(problem({ name: 'bad name', command: 'a' })).toBe(
+      'MCP server 2 ("bad name") needs a "name" of letters, digits, _ or - (up to 64).',
+    );
+    expect(problem({ name: 'x', url: 'ftp://b' })).toBe('MCP server 2 ("x") "url" must be an http or https address.');
+    expect(problem({ name: 'x', command: 'a', env: { 'BAD-NAME': 'secret-3' } })).toBe(
+      'MCP server 2 ("x") "env" has an invalid entry "BAD-NAME".',
+    );
+    expect(problem({ name: 'x', command: 'a', args: [1] })).toBe('MCP server 2 ("x") "args" must be a list of strings.');
+    expect(problem({ name: 'x', command: 'a', cwd: '/' })).toBe('MCP server 2 ("x") has an unknown field "cwd".');
+    expect(problem({ name: 'x', url: 'https://b', headers: { A: 1 } })).toBe('MCP server 2 ("x") "headers" has an invalid entry "A".');
+    expect(chatCall({ ...form, mcpServers: '[{"name": "x"}]' })).toHaveProperty('error');
   });
 });
 

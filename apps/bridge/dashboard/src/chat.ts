@@ -28,6 +28,8 @@ export interface ChatForm {
   session?: { id: string; fork: boolean };
   /** Ask before each action the level allows (`approvals: "ask"`). */
   approvals?: boolean;
+  /** MCP servers for the agent, as typed (a JSON list); empty means none. */
+  mcpServers?: string;
 }
 
 export interface ChatCall {
@@ -48,6 +50,65 @@ export function responseFormatOf(text: string | undefined): { value?: Record<str
   return { value: { type: 'json_schema', schema } };
 }
 
+const MCP_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const HEADER_NAME = /^[A-Za-z0-9-]{1,128}$/;
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Why `value` is not a map of names (matching `name`) to strings, or undefined when it is. */
+function stringMapProblem(value: unknown, name: RegExp): string | undefined {
+  if (!isRecord(value)) return 'must be an object of strings';
+  const bad = Object.entries(value).find(([k, v]) => !name.test(k) || typeof v !== 'string');
+  return bad ? `has an invalid entry "${bad[0].slice(0, 64)}"` : undefined;
+}
+
+/** Why one entry is not a server the bridge takes (the bridge checks again), or undefined. */
+function mcpEntryProblem(entry: unknown): string | undefined {
+  if (!isRecord(entry)) return 'must be an object';
+  const extra = Object.keys(entry).find((k) => !['name', 'command', 'args', 'env', 'url', 'headers'].includes(k));
+  if (extra) return `has an unknown field "${extra.slice(0, 64)}"`;
+  if (typeof entry.name !== 'string' || !MCP_NAME.test(entry.name)) return 'needs a "name" of letters, digits, _ or - (up to 64)';
+  const local = entry.command !== undefined;
+  if (local === (entry.url !== undefined)) return 'needs exactly one of "command" (a local server) or "url" (a remote one)';
+  if (local) {
+    if (typeof entry.command !== 'string' || !entry.command) return '"command" must be a non-empty string';
+    if (entry.headers !== undefined) return 'a local server takes no "headers"';
+    if (entry.args !== undefined && !(Array.isArray(entry.args) && entry.args.every((a) => typeof a === 'string')))
+      return '"args" must be a list of strings';
+    const env = entry.env === undefined ? undefined : stringMapProblem(entry.env, ENV_NAME);
+    return env ? `"env" ${env}` : undefined;
+  }
+  if (typeof entry.url !== 'string' || !/^https?:\/\/\S+$/.test(entry.url)) return '"url" must be an http or https address';
+  if (entry.args !== undefined || entry.env !== undefined) return 'a remote server takes no "args" or "env"';
+  const headers = entry.headers === undefined ? undefined : stringMapProblem(entry.headers, HEADER_NAME);
+  return headers ? `"headers" ${headers}` : undefined;
+}
+
+/**
+ * The typed MCP servers as the request's `mcpServers`, or why they cannot be: a JSON list of
+ * `{name, command, args?, env?}` or `{name, url, headers?}`, up to 16. Empty: none. Messages
+ * name the entry, never a value (env and headers hold secrets).
+ */
+export function mcpServersOf(text: string | undefined): { value?: unknown[] } | { error: string } {
+  if (!text?.trim()) return {};
+  let list: unknown;
+  try {
+    list = JSON.parse(text);
+  } catch {
+    return { error: 'The MCP servers are not valid JSON.' };
+  }
+  if (!Array.isArray(list)) return { error: 'The MCP servers must be a JSON list: [{"name": …, "command": …} or {"name": …, "url": …}].' };
+  if (list.length > 16) return { error: 'At most 16 MCP servers.' };
+  for (const [i, entry] of list.entries()) {
+    const problem = mcpEntryProblem(entry);
+    if (problem) {
+      const name = isRecord(entry) && typeof entry.name === 'string' ? ` ("${entry.name.slice(0, 64)}")` : '';
+      return { error: `MCP server ${i + 1}${name} ${problem}.` };
+    }
+  }
+  return list.length ? { value: list } : {};
+}
+
 /** `POST /chat/:toolId` or `POST /chat`, always streamed; an error message when the form is not ready. */
 export function chatCall(form: ChatForm): ChatCall | { error: string } {
   const prompt = form.prompt.trim();
@@ -55,6 +116,8 @@ export function chatCall(form: ChatForm): ChatCall | { error: string } {
   if (!prompt && images.length === 0) return { error: 'Type a prompt first.' };
   const format = responseFormatOf(form.schema);
   if ('error' in format) return format;
+  const mcp = mcpServersOf(form.mcpServers);
+  if ('error' in mcp) return mcp;
   const content = images.length ? [...(prompt ? [{ type: 'text', text: form.prompt }] : []), ...images] : form.prompt;
   const base = {
     messages: [{ role: 'user', content }],
@@ -65,6 +128,7 @@ export function chatCall(form: ChatForm): ChatCall | { error: string } {
     ...(format.value ? { responseFormat: format.value } : {}),
     ...(form.session ? { sessionId: form.session.id, ...(form.session.fork ? { fork: true } : {}) } : {}),
     ...(form.approvals ? { approvals: 'ask' } : {}),
+    ...(mcp.value ? { mcpServers: mcp.value } : {}),
   };
   if (form.mode === 'single') {
     if (!form.toolId) return { error: 'Pick a tool.' };

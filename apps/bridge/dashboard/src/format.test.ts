@@ -68,6 +68,7 @@ describe('usage windows', () => {
   it('names windows by their length', () => {
     expect(windowLabel('five_hour')).toBe('5-hour window');
     expect(windowLabel('seven_day')).toBe('7-day window');
+    expect(windowLabel('premium_requests')).toBe('premium requests');
     expect(windowLabel('2_hour')).toBe('2-hour window');
     expect(windowLabel('45_minute')).toBe('45-minute window');
     expect(windowLabel('five_hour_secondary')).toBe('five hour secondary window');

@@ -46,7 +46,12 @@ export function formatLocalTime(iso: string, now: number, options: TimeFormatOpt
   return new Intl.DateTimeFormat(options.locale, { ...time, weekday: 'short', day: 'numeric', month: 'short' }).format(date);
 }
 
-const WINDOW_NAMES: Record<string, string> = { five_hour: '5-hour window', seven_day: '7-day window' };
+const WINDOW_NAMES: Record<string, string> = {
+  five_hour: '5-hour window',
+  seven_day: '7-day window',
+  // Copilot CLI's plan allowance: a count of requests until the plan's reset date, not a rolling window.
+  premium_requests: 'premium requests',
+};
 
 /** `five_hour` → "5-hour window", `2_hour` → "2-hour window", `primary` → "primary window". */
 export function windowLabel(name: string): string {

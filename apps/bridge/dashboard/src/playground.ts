@@ -184,6 +184,7 @@ export class Playground {
       images: this.options.imageParts,
       session: this.options.sessionChoice,
       approvals: this.options.approvals,
+      mcpServers: this.options.mcpServers,
     });
     this.answer.replaceChildren();
     this.error.replaceChildren();

@@ -3,10 +3,44 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Router, type RequestHandler } from 'express';
 import { httpError } from '../errors.js';
+import type { Method, RouteDoc } from '../route-table.js';
 import { createMcpFace, type McpFaceOptions } from './mcp.js';
 
 /** MCP sessions kept at once; a new one beyond this ends the oldest (each holds a little memory, no process). */
 const MAX_SESSIONS = 64;
+
+const MCP_MESSAGE = { type: 'object', description: 'A JSON-RPC message of the Model Context Protocol (2025-06-18)' };
+
+/**
+ * `/mcp` in `/openapi.json`. Not in the route table: the MCP SDK's transport answers these, so the
+ * router does not register them (MCP clients read the protocol, not this document).
+ */
+export const MCP_ROUTE_DOCS: Partial<Record<Method, RouteDoc>> = {
+  post: {
+    operationId: 'mcpPost',
+    summary:
+      'MCP over Streamable HTTP: an initialize request starts an MCP session (its id in the Mcp-Session-Id response header), later messages carry that header. Tools: chat, discover, health',
+    response: {
+      status: 200,
+      description: 'The JSON-RPC answer (202 without a body for a notification or a response)',
+      schema: MCP_MESSAGE,
+      sse: 'A stream of JSON-RPC messages (progress notifications, elicitations), ending with the answer',
+    },
+    errors: [400, 401, 403, 404],
+  },
+  get: {
+    operationId: 'mcpStream',
+    summary: "An MCP session's stream of server messages (needs Mcp-Session-Id)",
+    response: { status: 200, description: 'Server-sent JSON-RPC messages', schema: MCP_MESSAGE, sse: 'JSON-RPC messages' },
+    errors: [400, 401, 403, 404],
+  },
+  delete: {
+    operationId: 'mcpEnd',
+    summary: 'End an MCP session (needs Mcp-Session-Id)',
+    response: { status: 200, description: 'Ended' },
+    errors: [400, 401, 403, 404],
+  },
+};
 
 export interface McpHttpFace {
   router: Router;

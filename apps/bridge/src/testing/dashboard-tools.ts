@@ -79,6 +79,7 @@ export function dashboardTools(): { codex: ScriptedAdapter; claude: ScriptedAdap
       structuredOutput: 'prompt',
       permissions: ['read-only', 'workspace-write', 'full'],
       warm: true,
+      mcpServers: true,
     },
     detectedCapabilities: ['vision'],
     usageLimits: {

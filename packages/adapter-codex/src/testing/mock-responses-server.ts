@@ -26,7 +26,8 @@ export interface MockRateLimits {
 
 /** One tool call in a response. */
 export type MockCall =
-  | { type: 'function_call'; name: string; arguments: unknown; callId?: string }
+  /** `namespace`: the tool group a name belongs to (Codex offers an MCP server's tools as namespace `mcp__<server>`). */
+  | { type: 'function_call'; name: string; arguments: unknown; callId?: string; namespace?: string }
   | { type: 'custom_tool_call'; name: string; input: string; callId?: string };
 
 export type MockBehaviour =
@@ -134,6 +135,7 @@ function answer(x: MockExchange, b: Extract<MockBehaviour, { kind: 'reply' | 'ca
             id: `fc_mock_${n}_${index}`,
             call_id: callId,
             name: call.name,
+            ...(call.namespace ? { namespace: call.namespace } : {}),
             arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
           };
     sse('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress' } });

@@ -25,10 +25,51 @@ export interface MockOpenAIServer {
   fallback: ChatStep;
   /** Device flow: how many token polls answer `authorization_pending` before the token is granted (Infinity: never). */
   pendingPolls: number;
+  /** The premium-request allowance `copilot_internal/user` reports (GitHub mode); none: the mock's user has no quota snapshots. */
+  premium?: PremiumQuota;
   readonly requests: MockRequest[];
   chatRequests(): MockRequest[];
   close(): Promise<void>;
 }
+
+/** A `quota_snapshots.premium_interactions` entry as GitHub reports it (Copilot 1.0.102's schema). */
+export interface PremiumQuota {
+  entitlement: number;
+  remaining: number;
+  percent_remaining: number;
+  /** Epoch seconds. */
+  quota_reset_at: number;
+  overage_permitted?: boolean;
+  unlimited?: boolean;
+}
+
+/** The one model GitHub mode offers (`GET /models`, the Copilot API's shape): Copilot will not chat without a list. */
+const GITHUB_MODELS = {
+  data: [
+    {
+      id: 'gpt-5.4',
+      name: 'GPT 5.4',
+      object: 'model',
+      vendor: 'OpenAI',
+      version: 'gpt-5.4',
+      preview: false,
+      model_picker_enabled: true,
+      is_chat_default: true,
+      is_chat_fallback: true,
+      capabilities: {
+        type: 'chat',
+        family: 'gpt-5.4',
+        object: 'model_capabilities',
+        tokenizer: 'o200k_base',
+        limits: { max_prompt_tokens: 100_000, max_output_tokens: 16_000, max_context_window_tokens: 128_000 },
+        supports: { streaming: true, tool_calls: true, parallel_tool_calls: true },
+      },
+      policy: { state: 'enabled', terms: '' },
+      billing: { is_premium: true, multiplier: 1 },
+      supported_endpoints: ['/chat/completions'],
+    },
+  ],
+};
 
 export const USAGE = {
   prompt_tokens: 20,
@@ -57,7 +98,7 @@ export async function startMockOpenAIServer(fallback: ChatStep = HELLO): Promise
   const requests: MockRequest[] = [];
   let polls = 0;
   let origin = '';
-  const mock = { queue: [] as ChatStep[], fallback, pendingPolls: Infinity };
+  const mock = { queue: [] as ChatStep[], fallback, pendingPolls: Infinity, premium: undefined as PremiumQuota | undefined };
   const server = await startMockHttp((x) => {
     const {
       method,
@@ -87,8 +128,26 @@ export async function startMockOpenAIServer(fallback: ChatStep = HELLO): Promise
       );
     }
     if (url.startsWith('/copilot_internal/user') || /^\/(api\/v3\/)?user(\?|$)/.test(url)) {
-      return json(200, { login: 'mock-user', id: 1, chat_enabled: true, endpoints: { api: origin, proxy: origin, telemetry: origin } });
+      const premium = mock.premium;
+      const quota = premium && {
+        copilot_plan: 'individual_pro',
+        quota_reset_date_utc: new Date(premium.quota_reset_at * 1000).toISOString(),
+        quota_snapshots: {
+          premium_interactions: {
+            overage_count: 0,
+            overage_permitted: false,
+            unlimited: false,
+            quota_id: 'premium_interactions',
+            has_quota: premium.percent_remaining > 0,
+            timestamp_utc: new Date().toISOString(),
+            ...premium,
+          },
+        },
+      };
+      const endpoints = { api: origin, proxy: origin, telemetry: origin };
+      return json(200, { login: 'mock-user', id: 1, chat_enabled: true, endpoints, ...quota });
     }
+    if (url === '/models') return json(200, GITHUB_MODELS);
     if (!url.endsWith('/chat/completions')) return json(404, { message: 'Not Found' });
     const step = mock.queue.shift() ?? mock.fallback;
     if (step.kind === 'hang') return x.hang();

@@ -12,7 +12,13 @@ import {
 } from '@toolbridge/test-suite/kit';
 import { createOpenCodeAdapter } from '../adapter.js';
 import type { OpenCodeAdapterOptions } from '../options.js';
-import { mockProviderConfig, startMockOpenAIServer, type MockBehaviour, type MockOpenAIServer } from './mock-openai-server.js';
+import {
+  mockProviderConfig,
+  startMockOpenAIServer,
+  type MockBehaviour,
+  type MockOpenAIServer,
+  type MockStep,
+} from './mock-openai-server.js';
 
 export interface RealOpenCode {
   mock: MockOpenAIServer;
@@ -24,6 +30,8 @@ export interface RealOpenCode {
   scratchDirs: string[];
   /** Live processes started with this HOME. */
   left(): number[];
+  /** Script the mock's next model answers; returns the index of the next request (what they answer). */
+  script(...steps: MockStep[]): number;
   close(): Promise<void>;
 }
 
@@ -81,6 +89,11 @@ export async function startRealOpenCode(
     env,
     scratchDirs,
     left: () => processesWithEnv(`HOME=${home}`),
+    script(...steps) {
+      const at = mock.requests.length;
+      mock.behaviour = { kind: 'steps', steps };
+      return at;
+    },
     async close() {
       await registry.close();
       await mock.close();

@@ -66,14 +66,9 @@ export async function planTurn(store: SessionStore, adapter: ToolAdapter, req: V
   const base = toolRequestSettings(req);
   if (req.sessionId === undefined) {
     const id = newSessionId();
-    return {
-      sessionId: id,
-      transcript: [],
-      request: { ...base, messages: req.messages },
-      cwd: req.cwd ?? (await store.workDir(id)),
-      isNew: true,
-      release: () => undefined,
-    };
+    const cwd = req.cwd ?? (await store.workDir(id));
+    store.prepareNew(id);
+    return { sessionId: id, transcript: [], request: { ...base, messages: req.messages }, cwd, isNew: true, release: () => undefined };
   }
 
   const record = await store.get(req.sessionId);
@@ -113,6 +108,7 @@ export async function planTurn(store: SessionStore, adapter: ToolAdapter, req: V
     const id = newSessionId();
     // A native fork must run where the tool's session lives; otherwise the fork gets a private directory of its own.
     const cwd = record.cwd || nativeFork ? sessionCwd : (req.cwd ?? (await store.workDir(id)));
+    store.prepareNew(id);
     return {
       sessionId: id,
       base: { ...record, id, forkedFrom: record.id, native: undefined, turns: record.turns, toolChanges: [...record.toolChanges] },

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir, scriptedAdapter, waitFor, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
@@ -191,36 +191,79 @@ describe('sessions', () => {
     await expect(aged.registry.chat('echo', ask('too late', { sessionId: old.sessionId }))).rejects.toBeInstanceOf(SessionNotFoundError);
   });
 
-  it('a process killed by SIGKILL mid-turn loses only that turn: every other session, and the earlier turns, are intact', async () => {
+  it("a process killed by SIGKILL mid-turn loses only that turn (a new session's first turn: no session): every other session, and the earlier turns, are intact", async () => {
     const { home, registry } = await setup([echo('echo')]);
     const kept = await registry.chat('echo', ask('kept'));
     await registry.close();
-    const core = fileURLToPath(new URL('../../dist/runtime.js', import.meta.url));
-    const child = spawn(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `import { createRegistry } from ${JSON.stringify(core)};
-         const adapter = { specificationVersion: 'v1', id: 'echo', name: 'echo', type: 'agent', capabilities: [], features: {}, configSchema: {},
-           detect: async () => ({ available: true, models: [] }),
-           async *stream() { console.log('turn started'); await new Promise(() => {}); } };
-         const r = createRegistry({ adapters: [adapter], env: { HOME: ${JSON.stringify(home)} } });
-         await r.chat('echo', { messages: [{ role: 'user', content: 'lost turn' }], sessionId: ${JSON.stringify(kept.sessionId)} });`,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+    const child = registryProcess(
+      home,
+      `async *stream() { console.log('turn started'); await new Promise(() => {}); }`,
+      `await Promise.all([
+         r.chat('echo', { messages: [{ role: 'user', content: 'lost turn' }], sessionId: ${JSON.stringify(kept.sessionId)} }),
+         r.chat('echo', { messages: [{ role: 'user', content: 'lost new session' }] }),
+       ]);`,
     );
-    await new Promise<void>((resolve) => child.stdout!.on('data', (c) => String(c).includes('turn started') && resolve()));
+    let out = '';
+    await new Promise<void>((resolve) => child.stdout!.on('data', (c) => (out += c).split('turn started').length > 2 && resolve()));
     child.kill('SIGKILL');
     await new Promise((r) => child.on('exit', r));
     const after = (await setup([echo('echo')], {}, home)).registry;
+    // The new session's first turn never finished: its files (opened while it ran) make no session.
+    expect((await after.sessions.list()).map((s) => s.id)).toEqual([kept.sessionId]);
     const detail = await after.sessions.get(kept.sessionId!);
     expect(detail.turns).toBe(1);
     expect(detail.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     await after.chat('echo', ask('next', { sessionId: kept.sessionId }));
     expect((await after.sessions.get(kept.sessionId!)).turns).toBe(2);
   });
+
+  it('a session id that was returned survives a SIGKILL right after the answer, and continues', async () => {
+    const { home } = await setup([echo('echo')]);
+    const child = registryProcess(
+      home,
+      `async *stream() { yield { type: 'result', result: { message: { role: 'assistant', content: 'first answer' }, usage: {}, metadata: {} } }; }`,
+      `const first = await r.chat('echo', { messages: [{ role: 'user', content: 'first' }] });
+       const second = await r.chat('echo', { messages: [{ role: 'user', content: 'second' }], sessionId: first.sessionId });
+       console.log(second.sessionId);
+       await new Promise(() => {});`,
+    );
+    const id = await new Promise<string>((resolve) => child.stdout!.on('data', (c) => resolve(String(c).trim())));
+    child.kill('SIGKILL');
+    await new Promise((r) => child.on('exit', r));
+    const after = (await setup([echo('echo')], {}, home)).registry;
+    const detail = await after.sessions.get(id);
+    expect(detail.turns).toBe(2);
+    expect(detail.messages.map((m) => m.content)).toEqual(['first', 'first answer', 'second', 'first answer']);
+    await after.chat('echo', ask('third', { sessionId: id }));
+    expect((await after.sessions.get(id)).turns).toBe(3);
+  });
+
+  it('a new session whose record was cut short by a crash is no session, and its folder goes after an hour', async () => {
+    const { registry, dir, home } = await setup([echo('echo')]);
+    const kept = await registry.chat('echo', ask('kept'));
+    const torn = 'tbs_AAAAAAAAAAAAAAAAAAAAAAAA';
+    await mkdir(path.join(dir, torn, 'work'), { recursive: true });
+    await writeFile(path.join(dir, torn, 'transcript.jsonl'), '{"role":"user","content":"lost","at":"2026-01-01T00:00:00.000Z"}\n');
+    await writeFile(path.join(dir, torn, 'session.json'), '{"version":1,"id":"tbs_AAAAAAAAAAAAAAAAAAAAAAAA","toolId":"ec');
+    await expect(registry.sessions.get(torn)).rejects.toBeInstanceOf(SessionNotFoundError);
+    const hourAgo = new Date(Date.now() - 2 * 3600_000);
+    await utimes(path.join(dir, torn), hourAgo, hourAgo);
+    const fresh = (await setup([echo('echo')], {}, home)).registry;
+    expect((await fresh.sessions.list()).map((s) => s.id)).toEqual([kept.sessionId]);
+    expect(await readdir(dir)).toEqual([kept.sessionId]);
+  });
 });
+
+/** A registry of the built core in a process of its own, over `home`, with an `echo` tool whose `stream` is given; runs `script` (the registry is `r`). */
+function registryProcess(home: string, stream: string, script: string) {
+  const core = fileURLToPath(new URL('../../dist/runtime.js', import.meta.url));
+  const source = `import { createRegistry } from ${JSON.stringify(core)};
+    const adapter = { specificationVersion: 'v1', id: 'echo', name: 'echo', type: 'agent', capabilities: [], features: {}, configSchema: {},
+      detect: async () => ({ available: true, models: [] }), ${stream} };
+    const r = createRegistry({ adapters: [adapter], env: { HOME: ${JSON.stringify(home)} } });
+    ${script}`;
+  return spawn(process.execPath, ['--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+}
 
 /** The cwd the echo tool ran in for a session (its last call). */
 function echoCwd(registry: ToolRegistry, _sessionId: string): string {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { appendFile, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SessionBusyError, SessionNotFoundError } from '../errors.js';
-import { privateDir, writeFileAtomic } from '../files.js';
+import { inDir, privateDir, replaceFile } from '../files.js';
+import { NewSessionFiles } from './new-files.js';
 import type { SessionDetail, SessionSummary, TranscriptMessage } from '../types.js';
 import { SESSION_ID_PATTERN } from '../wire/chat.js';
 
@@ -34,12 +35,16 @@ const TRANSCRIPT = 'transcript.jsonl';
 /** A folder without a record is a first turn that never finished; gone after this long. */
 const ORPHAN_AGE_MS = 60 * 60_000;
 
+const unlessExists = (e: NodeJS.ErrnoException) => {
+  if (e.code !== 'EEXIST') throw e;
+};
+
 export function newSessionId(): string {
   return `tbs_${randomBytes(12).toString('base64url')}`;
 }
 
 /**
- * Sessions on disk, files 0600 in folders 0700, every write atomic. A record is written only when
+ * Sessions on disk, files 0600 in folders 0700, every write atomic or made to count by a whole record (see `commit`). A record is written only when
  * a turn has finished, so a process killed mid-turn loses at most that turn. The in-memory index
  * is loaded on first use; another process sharing the folder is seen on the next miss.
  */
@@ -49,6 +54,8 @@ export class SessionStore {
   private readonly maxAgeMs: number;
   private index?: Promise<Map<string, Entry>>;
   private readonly busy = new Set<string>();
+  /** The files of new sessions whose first turn runs (see `prepareNew`). */
+  private readonly newFiles = new Map<string, NewSessionFiles>();
 
   constructor(options: SessionStoreOptions) {
     this.dir = options.dir;
@@ -66,10 +73,20 @@ export class SessionStore {
     return path.join(this.folderOf(id), 'work');
   }
 
-  /** The private working directory of a session (made when first needed, removed with the session). */
+  /**
+   * The private working directory of a session (made when first needed, removed with the session).
+   * The session's folder, then the directory in it: two mkdirs, where a recursive one tries the
+   * deepest first and fails when the folder is new (three).
+   */
   async workDir(id: string): Promise<string> {
     await this.root();
-    return privateDir(this.workPath(id));
+    const work = this.workPath(id);
+    try {
+      for (const dir of [path.dirname(work), work]) await mkdir(dir, { mode: 0o700 }).catch(unlessExists);
+      return work;
+    } catch {
+      return privateDir(work); // the store's own folder was removed meanwhile (by hand): made again
+    }
   }
 
   private rootReady?: Promise<string>;
@@ -172,6 +189,14 @@ export class SessionStore {
     return { ...record, messages: await this.transcript(id) };
   }
 
+  /**
+   * Open a new session's files while its first turn runs, so that its commit writes each in one
+   * call (see NewSessionFiles); `commit` or `discard` closes them.
+   */
+  prepareNew(id: string): void {
+    this.newFiles.set(id, new NewSessionFiles(this.folderOf(id), [TRANSCRIPT, RECORD]));
+  }
+
   /** Hold a session for one turn (or one fallback chat); a second holder gets SessionBusyError (409). */
   lock(id: string): () => void {
     if (this.busy.has(id)) throw new SessionBusyError(id);
@@ -191,6 +216,11 @@ export class SessionStore {
   /**
    * Write a finished turn: its messages appended to the transcript first (a new session's folder
    * gets the whole transcript so far, e.g. a fork's), then the record that makes them count.
+   * A new session's two files are written in place rather than renamed into it: nobody knows its
+   * id before the record is whole, and a torn record is no record (its folder is an orphan, removed
+   * later). With no mkdir where the folder exists, a new session's commit is 6 file system calls
+   * instead of 14 (2 when its files were opened while the turn ran: `prepareNew`), a continued
+   * one's 7 instead of 11: each is a round trip through the thread pool.
    */
   async commit(
     record: SessionRecord,
@@ -200,21 +230,28 @@ export class SessionStore {
   ): Promise<void> {
     await this.root();
     const folder = this.folderOf(record.id);
-    const lines = (isNew ? [...before, ...added] : added).map((m) => JSON.stringify(m) + '\n').join('');
-    await privateDir(folder);
-    // Messages beyond the last committed count are a turn that never finished: rewrite rather than append after them.
-    const committed = isNew
-      ? 0
-      : ((this.loaded?.get(record.id)?.record ?? (await this.readRecord(record.id)))?.messageCount ?? before.length);
-    const stale = !isNew && committed !== before.length;
-    if (isNew || stale)
-      await writeFileAtomic(
-        path.join(folder, TRANSCRIPT),
-        stale ? [...before, ...added].map((m) => JSON.stringify(m) + '\n').join('') : lines,
-      );
-    else await appendFile(path.join(folder, TRANSCRIPT), lines, { mode: 0o600 });
+    const jsonl = (messages: readonly TranscriptMessage[]) => messages.map((m) => JSON.stringify(m) + '\n').join('');
     const full: SessionRecord = { ...record, messageCount: before.length + added.length };
-    await writeFileAtomic(path.join(folder, RECORD), JSON.stringify({ version: 1, ...full }));
+    const recordText = JSON.stringify({ version: 1, ...full });
+    if (isNew) {
+      const files = this.newFiles.get(record.id);
+      this.newFiles.delete(record.id);
+      const transcript = jsonl([...before, ...added]);
+      if (!(await files?.write([transcript, recordText]))) {
+        await inDir(folder, () => writeFile(path.join(folder, TRANSCRIPT), transcript, { mode: 0o600 }));
+        await writeFile(path.join(folder, RECORD), recordText, { mode: 0o600 });
+      }
+    } else {
+      // Messages beyond the last committed count are a turn that never finished: rewrite rather than append after them.
+      const committed = (this.loaded?.get(record.id)?.record ?? (await this.readRecord(record.id)))?.messageCount ?? before.length;
+      const transcript = path.join(folder, TRANSCRIPT);
+      await inDir(folder, () =>
+        committed !== before.length
+          ? replaceFile(transcript, jsonl([...before, ...added]))
+          : appendFile(transcript, jsonl(added), { mode: 0o600 }),
+      );
+      await replaceFile(path.join(folder, RECORD), recordText);
+    }
     if (this.loaded) this.loaded.set(record.id, { record: structuredClone(full) });
     else this.changes.set(record.id, structuredClone(full));
     this.evictSoon();
@@ -252,6 +289,8 @@ export class SessionStore {
 
   /** Forget a folder made for a turn that failed before its first commit. */
   async discard(id: string): Promise<void> {
+    await this.newFiles.get(id)?.close();
+    this.newFiles.delete(id);
     if (this.loaded?.has(id) || (await this.readRecord(id))) return;
     await rm(this.folderOf(id), { recursive: true, force: true }).catch(() => undefined);
   }
