@@ -8,7 +8,7 @@
 //     stamps the time it starts), and interrupt(sessionId) to the turn's `result`.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createRegistry } from '../packages/core/src/index.ts';
+import { createRegistry } from '../packages/core/src/runtime.ts';
 import { agentScript } from '../packages/adapter-claude-code/src/testing/mock-scripts.ts';
 import { startMockAnthropic } from '../packages/adapter-claude-code/src/testing/mock-anthropic.ts';
 import { realClaudeRegistry } from '../packages/adapter-claude-code/src/testing/real.ts';
@@ -20,6 +20,7 @@ const RUNS = 7;
 /** A tool that asks once per chat, stamping when it asks and when its answer arrives. */
 function askingTool(stamps) {
   return {
+    specificationVersion: 'v1',
     id: 'asker',
     name: 'Asker',
     type: 'agent',

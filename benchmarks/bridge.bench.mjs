@@ -5,6 +5,7 @@ import { createToolbridge } from '../packages/toolbridge/dist/index.js';
 import { AGENT_CAPABILITIES } from '../packages/core/dist/index.js';
 
 const echo = {
+  specificationVersion: 'v1',
   id: 'echo',
   name: 'Echo',
   type: 'agent',

@@ -1,9 +1,11 @@
 // Discovery is cached and single-flight: repeated and concurrent calls must be nearly free.
-import { createRegistry, AGENT_CAPABILITIES } from '../packages/core/dist/index.js';
+import { AGENT_CAPABILITIES } from '../packages/core/dist/index.js';
+import { createRegistry } from '../packages/core/dist/runtime.js';
 
 export default async function () {
   let probes = 0;
   const adapters = ['a', 'b', 'c', 'd'].map((id) => ({
+    specificationVersion: 'v1',
     id,
     name: id,
     type: 'agent',

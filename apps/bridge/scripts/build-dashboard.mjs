@@ -5,7 +5,7 @@
 // never lingers.
 
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,5 +23,18 @@ const result = spawnSync(process.execPath, [tsc, '-p', path.join(source, 'tsconf
 if (result.status !== 0) {
   console.error('dashboard: TypeScript compilation failed');
   process.exit(result.status ?? 1);
+}
+// The page loads its own modules only: a value imported from a package (the wire types must be
+// `import type`, which compiles away) would be a bare specifier the browser cannot resolve.
+for (const file of readdirSync(out).filter((f) => f.endsWith('.js'))) {
+  const text = readFileSync(path.join(out, file), 'utf8');
+  const specifiers = [...text.matchAll(/^(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm)].map(
+    (m) => m[1] ?? m[2],
+  );
+  const bare = specifiers.filter((s) => !s.startsWith('./') && !s.startsWith('../'));
+  if (bare.length > 0) {
+    console.error(`dashboard: ${file} imports ${bare.join(', ')} at run time; import types with \`import type\``);
+    process.exit(1);
+  }
 }
 for (const file of STATIC_FILES) copyFileSync(path.join(source, file), path.join(out, file));

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { scriptedAdapter, waitFor } from '@toolbridge/test-suite';
+import { scriptedAdapter, waitFor } from '@toolbridge/test-suite/kit';
 import type { Approval } from 'toolbridge';
 import { parseSse, testBridges, type SseEvent, type TestBridge } from './testing/harness.js';
 

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { makeFakeMachine, type FakeMachine } from 'toolbridge/testing';
-import { waitFor } from '@toolbridge/test-suite';
+import { waitFor } from '@toolbridge/test-suite/kit';
 
 /**
  * The built command (`pnpm test` builds before jest runs): what `pnpm start`

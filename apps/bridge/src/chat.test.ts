@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { ProviderExecutionError, ToolAuthError } from '@toolbridge/core';
-import { makeTempDir, pathWith, waitFor, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, waitFor, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite/kit';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fakeToolScript, memoryAdapter, processAdapter } from './testing/adapters.js';

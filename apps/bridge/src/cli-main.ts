@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { InvalidRequestError, type ConcurrencyOptions } from '@toolbridge/core';
+import { InvalidRequestError } from '@toolbridge/core';
+import { type ConcurrencyOptions } from '@toolbridge/core/runtime';
 import { createToolbridge, PERMISSION_LEVELS, type Toolbridge } from 'toolbridge';
 import { formatDoctor, formatUsage } from './doctor.js';
 import { serveAcpStdio } from './faces/acp-stdio.js';

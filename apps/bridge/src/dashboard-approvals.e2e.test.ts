@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { scriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter } from '@toolbridge/test-suite/kit';
 import { launchChromium, type Chromium } from './testing/chromium.js';
 import { startTestBridge, type TestBridge } from './testing/harness.js';
 

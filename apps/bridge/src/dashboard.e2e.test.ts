@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page, Request } from 'playwright-core';
 import { makeFakeMachine, type FakeMachine } from 'toolbridge/testing';
-import { waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { waitFor, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { createToolbridge } from 'toolbridge';
 import { startServer, type RunningBridge } from './server.js';
 import { launchChromium, type Chromium } from './testing/chromium.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { makeTempDir } from '@toolbridge/test-suite';
+import { makeTempDir } from '@toolbridge/test-suite/kit';
 import { DASHBOARD_CSP, defaultDashboardDir } from './dashboard.js';
 import { memoryAdapter } from './testing/adapters.js';
 import { rawRequest, startTestBridge, type TestBridge } from './testing/harness.js';

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createAjv, ProviderExecutionError, TimeoutError, ToolAuthError, ToolUnavailableError } from '@toolbridge/core';
+import { ProviderExecutionError, TimeoutError, ToolAuthError, ToolUnavailableError } from '@toolbridge/core';
+import { createAjv } from '@toolbridge/core/runtime';
 import { readFileSync } from 'node:fs';
 import { memoryAdapter } from './testing/adapters.js';
-import { toolRequestOf } from '@toolbridge/test-suite';
+import { toolRequestOf } from '@toolbridge/test-suite/kit';
 import { rawRequest, startTestBridge, type TestBridge } from './testing/harness.js';
 import { fallbackChatRequestSchema, toolChatRequestSchema } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { waitFor } from '@toolbridge/test-suite';
+import { waitFor } from '@toolbridge/test-suite/kit';
 import { memoryAdapter } from './testing/adapters.js';
 import { rawRequest, startTestBridge, type TestBridge } from './testing/harness.js';
 

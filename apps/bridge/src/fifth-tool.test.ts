@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import path from 'node:path';
 import { createEchoAgentAdapter, echoAgentScript } from '@toolbridge/adapter-kit/testing';
-import { makeTempDir, pathWith, writeFakeBin } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, writeFakeBin } from '@toolbridge/test-suite/kit';
 import { defaultAdapters } from 'toolbridge';
 import { startTestBridge, type TestBridge } from './testing/harness.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { defaultAdapters, type ToolAdapter } from 'toolbridge';
-import { createAjv } from '@toolbridge/core';
+import { createAjv } from '@toolbridge/core/runtime';
 import { memoryAdapter } from './testing/adapters.js';
 import { rawRequest, startTestBridge, type TestBridge } from './testing/harness.js';
 

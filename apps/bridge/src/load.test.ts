@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FAKE_CLIS, makeFakeMachine, type FakeCli, type FakeMachine } from 'toolbridge/testing';
-import { waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { waitFor, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { createToolbridge } from 'toolbridge';
 import { parseSse } from './testing/harness.js';
 import { startServer, type RunningBridge } from './server.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { defaultStateDir } from '@toolbridge/core';
+import { defaultStateDir } from '@toolbridge/core/runtime';
 import type { PermissionLevel, Toolbridge, ToolbridgeOptions } from 'toolbridge';
 import { isLoopbackHost, isWildcardHost, normalizeHost } from './address.js';
 import { silentLogger, stderrLogger, type BridgeLogger } from './logger.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { FAKE_CLIS, makeFakeMachine, type FakeCli, type FakeMachine } from 'toolbridge/testing';
-import { waitFor } from '@toolbridge/test-suite';
+import { waitFor } from '@toolbridge/test-suite/kit';
 import { createToolbridge } from 'toolbridge';
 import { startServer, type RunningBridge } from './server.js';
 

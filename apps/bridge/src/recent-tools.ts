@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '@toolbridge/core';
+import { writeFileAtomic } from '@toolbridge/core/runtime';
 import type { Toolbridge } from 'toolbridge';
 
 /** A tool used within this long is started warm when the bridge starts (if it is installed and logged in). */

@@ -1,4 +1,4 @@
-import { noResultError } from '@toolbridge/core';
+import { noResultError } from '@toolbridge/core/runtime';
 import type { Response } from 'express';
 import { SseWriter, type SseDialect } from './sse.js';
 

@@ -9,6 +9,7 @@ function firehose(count: number) {
   const produced = { n: 0 };
   const chunk = 'x'.repeat(64 * 1024);
   const adapter: ToolAdapter = {
+    specificationVersion: 'v1',
     id: 'firehose',
     name: 'Firehose',
     type: 'agent',

@@ -1,4 +1,5 @@
-import { dateParam, InvalidRequestError, quoted, ToolNotFoundError, usageQuery, type ValidChatRequest } from '@toolbridge/core';
+import { InvalidRequestError, ToolNotFoundError } from '@toolbridge/core';
+import { dateParam, quoted, usageQuery, type ValidChatRequest } from '@toolbridge/core/runtime';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { FallbackStreamEvent, ToolStreamEvent } from 'toolbridge';
 import { envelopeOf, httpError } from './errors.js';

@@ -1,13 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  completeChatRequest,
-  createAjv,
-  describeSchemaError,
-  InvalidRequestError,
-  LIMITS,
-  wire,
-  type ValidChatRequest,
-} from '@toolbridge/core';
+import { InvalidRequestError, LIMITS, wire } from '@toolbridge/core';
+import { completeChatRequest, createAjv, describeSchemaError, type ValidChatRequest } from '@toolbridge/core/runtime';
 import type { ValidateFunction } from 'ajv';
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { scriptedAdapter, waitFor } from '@toolbridge/test-suite';
-import { textOf } from '@toolbridge/core';
+import { scriptedAdapter, waitFor } from '@toolbridge/test-suite/kit';
+import { textOf } from '@toolbridge/core/runtime';
 import { readSse, testBridges, type TestBridge } from './testing/harness.js';
 
 const bridge = testBridges(afterEach);

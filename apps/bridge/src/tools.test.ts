@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { waitFor, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { createToolbridge } from 'toolbridge';
 import { readSse, type TestBridge } from './testing/harness.js';
 import { FAKE_CLIS, makeFakeMachine, type FakeMachine } from 'toolbridge/testing';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { scriptedAdapter, waitFor, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter, waitFor, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
 import { startTestBridge, type TestBridge } from './testing/harness.js';
 
 const dirs: string[] = [];

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { tail, type Activity } from '@toolbridge/core';
+import { type Activity } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);

@@ -7,13 +7,13 @@ import {
   ProviderExecutionError,
   QuotaExceededError,
   RateLimitError,
-  validateChatRequest,
   TimeoutError,
   ToolAuthError,
   type ChatMessage,
   type StreamEvent,
 } from '@toolbridge/core';
-import { makeTempDir, waitForPidsGone } from '@toolbridge/test-suite';
+import { validateChatRequest } from '@toolbridge/core/runtime';
+import { makeTempDir, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { renderConversation } from '@toolbridge/adapter-kit';
 import { capture, readPids, readRecords, stdinLines } from './testing/fake-claude.js';
 import { fakeSetups } from './testing/setup.js';

@@ -1,14 +1,7 @@
 import { tmpdir } from 'node:os';
 import { defineAdapter, probeVersion, runProcess } from '@toolbridge/adapter-kit';
-import {
-  imagesUnsupported,
-  InvalidRequestError,
-  ProviderExecutionError,
-  tail,
-  type AuthState,
-  type CallContext,
-  type ToolAdapter,
-} from '@toolbridge/core';
+import { InvalidRequestError, ProviderExecutionError, type AuthState, type CallContext, type ToolAdapter } from '@toolbridge/core';
+import { imagesUnsupported, tail } from '@toolbridge/core/runtime';
 import { claudeLogin, parseAuthStatus } from './auth.js';
 import { claudeCodeConfig, TOOL_ID } from './config.js';
 import type { ClaudeCodeAdapterOptions } from './options.js';
@@ -74,6 +67,7 @@ export function createClaudeCodeAdapter(options: ClaudeCodeAdapterOptions = {}):
   };
 
   return defineAdapter({
+    specificationVersion: 'v1',
     id: TOOL_ID,
     name: 'Claude Code',
     type: 'agent',

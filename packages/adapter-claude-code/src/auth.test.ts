@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ProviderExecutionError } from '@toolbridge/core';
-import { waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { waitFor, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { parseAuthStatus } from './auth.js';
 import { capture, captureText, readPids, readRecords } from './testing/fake-claude.js';
 import { fakeSetups } from './testing/setup.js';

@@ -1,7 +1,7 @@
 import { afterAll, describe, it } from '@jest/globals';
 import path from 'node:path';
-import { makeTempDir, pathWith, pathWithout } from '@toolbridge/test-suite';
-import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { makeTempDir, pathWith, pathWithout } from '@toolbridge/test-suite/kit';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite';
 import { readFileSync } from 'node:fs';
 import { createClaudeCodeAdapter } from './index.js';
 import { capture, writeFakeClaude, type FakeClaudeSpec } from './testing/fake-claude.js';

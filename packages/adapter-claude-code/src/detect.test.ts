@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidRequestError } from '@toolbridge/core';
-import { pathWithout } from '@toolbridge/test-suite';
+import { pathWithout } from '@toolbridge/test-suite/kit';
 import { createClaudeCodeAdapter } from './index.js';
 import { capture } from './testing/fake-claude.js';
 import { fakeSetups } from './testing/setup.js';

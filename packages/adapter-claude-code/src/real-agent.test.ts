@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Activity, ChatResult, PermissionLevel, ToolRegistry } from '@toolbridge/core';
-import { makeTempDir } from '@toolbridge/test-suite';
+import type { Activity, ChatResult, PermissionLevel } from '@toolbridge/core';
+import type { ToolRegistry } from '@toolbridge/core/runtime';
+import { makeTempDir } from '@toolbridge/test-suite/kit';
 import { agentScript, startMockAnthropic, toolNames, type MockAnthropicServer } from './testing/index.js';
 import { realClaudeRegistry } from './testing/real.js';
 

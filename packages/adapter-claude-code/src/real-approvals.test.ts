@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Approval, ApprovalReply, ChatRequest, ChatResult, StreamEvent, ToolRegistry } from '@toolbridge/core';
-import { makeTempDir, processesWithEnv } from '@toolbridge/test-suite';
+import type { Approval, ApprovalReply, ChatRequest, ChatResult, StreamEvent } from '@toolbridge/core';
+import type { ToolRegistry } from '@toolbridge/core/runtime';
+import { makeTempDir, processesWithEnv } from '@toolbridge/test-suite/kit';
 import { agentScript, startMockAnthropic, userTexts, type MockAnthropicServer } from './testing/index.js';
 import { realClaudeRegistry } from './testing/real.js';
 

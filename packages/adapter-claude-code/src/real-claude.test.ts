@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createRegistry, RateLimitError, TimeoutError, ToolAuthError, type StreamEvent, type ToolRegistry } from '@toolbridge/core';
-import { makeTempDir, processesWithEnv, waitFor } from '@toolbridge/test-suite';
+import { RateLimitError, TimeoutError, ToolAuthError, type StreamEvent } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
+import { makeTempDir, processesWithEnv, waitFor } from '@toolbridge/test-suite/kit';
 import { createClaudeCodeAdapter } from './index.js';
 import { startMockAnthropic, type MockAnthropicServer } from './testing/mock-anthropic.js';
 import { realClaudeEnv } from './testing/real.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ToolRegistry } from '@toolbridge/core';
-import { makeTempDir } from '@toolbridge/test-suite';
+import type { ToolRegistry } from '@toolbridge/core/runtime';
+import { makeTempDir } from '@toolbridge/test-suite/kit';
 import { startMockAnthropic, userTexts, type MockAnthropicServer } from './testing/index.js';
 import { realClaudeRegistry } from './testing/real.js';
 

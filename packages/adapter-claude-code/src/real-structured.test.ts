@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ProviderExecutionError, TimeoutError, type ChatRequest, type ToolRegistry } from '@toolbridge/core';
-import { makeTempDir, processesWithEnv, waitForPidsGone } from '@toolbridge/test-suite';
+import { ProviderExecutionError, TimeoutError, type ChatRequest } from '@toolbridge/core';
+import { type ToolRegistry } from '@toolbridge/core/runtime';
+import { makeTempDir, processesWithEnv, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { imageBlocks, startMockAnthropic, structuredScript, userTexts, type MockAnthropicServer } from './testing/index.js';
 import { realClaudeRegistry } from './testing/real.js';
 

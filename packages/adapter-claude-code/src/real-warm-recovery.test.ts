@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ToolRegistry } from '@toolbridge/core';
-import { makeTempDir, processesWithEnv, waitForPidsGone } from '@toolbridge/test-suite';
+import type { ToolRegistry } from '@toolbridge/core/runtime';
+import { makeTempDir, processesWithEnv, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { startMockAnthropic, type MockAnthropicServer } from './testing/index.js';
 import { realClaudeRegistry } from './testing/real.js';
 

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AbortedError, ProviderExecutionError, TimeoutError, type ChatRequest, type ToolRegistry } from '@toolbridge/core';
-import { makeTempDir, processesWithEnv, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { AbortedError, ProviderExecutionError, TimeoutError, type ChatRequest } from '@toolbridge/core';
+import { type ToolRegistry } from '@toolbridge/core/runtime';
+import { makeTempDir, processesWithEnv, waitFor, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { agentScript, imageBlocks, startMockAnthropic, structuredScript, userTexts, type MockAnthropicServer } from './testing/index.js';
 import { realClaudeRegistry } from './testing/real.js';
 

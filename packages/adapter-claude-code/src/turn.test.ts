@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidRequestError, ProviderExecutionError } from '@toolbridge/core';
-import { adapterChat, makeTempDir, waitForPidsGone } from '@toolbridge/test-suite';
+import { adapterChat, makeTempDir, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { accessArgs, refusesBypass } from './permissions.js';
 import { capture, captureText, flagOf, readPids, readRecords, stdinLines } from './testing/fake-claude.js';
 import { fakeSetups } from './testing/setup.js';

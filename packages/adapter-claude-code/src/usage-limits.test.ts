@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { readFile, readdir, stat, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDir } from '@toolbridge/test-suite';
+import { makeTempDir } from '@toolbridge/test-suite/kit';
 import { defaultStateDir, readSnapshot, snapshotFromRateLimit, STATE_FILE_NAME, usageLimitsFrom, writeSnapshot } from './usage-limits.js';
 
 const info = {

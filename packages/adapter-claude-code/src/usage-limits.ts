@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic, type UsageLimits, type UsageWindow } from '@toolbridge/core';
+import { type UsageLimits, type UsageWindow } from '@toolbridge/core';
+import { writeFileAtomic } from '@toolbridge/core/runtime';
 
-export { defaultStateDir } from '@toolbridge/core';
+export { defaultStateDir } from '@toolbridge/core/runtime';
 
 /** `rate_limit_info` of a stream-json `rate_limit_event`. */
 export interface RateLimitInfo {

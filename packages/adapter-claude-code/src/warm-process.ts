@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { endGracefully, parseJsonLine, processRunning, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, raceAbort } from '@toolbridge/core';
+import { ProviderExecutionError } from '@toolbridge/core';
+import { raceAbort } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
 import { failureWithoutResult, type ExitInfo } from './failures.js';
 import { initializeLine } from './input.js';

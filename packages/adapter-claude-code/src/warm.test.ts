@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AbortedError, ProviderExecutionError, TimeoutError } from '@toolbridge/core';
-import { adapterChat, makeTempDir, pidAlive, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { adapterChat, makeTempDir, pidAlive, waitFor, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { capture, flagOf, readPids, readRecords, stdinLines, type RecordedRun } from './testing/fake-claude.js';
 import { fakeSetups } from './testing/setup.js';
 

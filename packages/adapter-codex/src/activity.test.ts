@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { createCallContext, type Activity, type ChatRequest, type StreamEvent, type ToolbridgeConfig } from '@toolbridge/core';
-import { adapterStream } from '@toolbridge/test-suite';
+import { type Activity, type ChatRequest, type StreamEvent, type ToolbridgeConfig } from '@toolbridge/core';
+import { createCallContext } from '@toolbridge/core/runtime';
+import { adapterStream } from '@toolbridge/test-suite/kit';
 import { createCodexAdapter } from './adapter.js';
 import { capture, CAPTURES_DIR, fakeCodexEnv, REPLAYS, type Replay } from './testing/fake-codex.js';
 

@@ -4,7 +4,6 @@ import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   AbortedError,
-  createCallContext,
   InvalidRequestError,
   ProviderExecutionError,
   QuotaExceededError,
@@ -12,11 +11,11 @@ import {
   TimeoutError,
   ToolAuthError,
   type ChatRequest,
-  validateChatRequest,
   type StreamEvent,
   type ToolbridgeConfig,
 } from '@toolbridge/core';
-import { adapterChat, adapterStream, makeTempDir, pathWithout, pidAlive, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { createCallContext, validateChatRequest } from '@toolbridge/core/runtime';
+import { adapterChat, adapterStream, makeTempDir, pathWithout, pidAlive, waitFor, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { renderConversation } from '@toolbridge/adapter-kit';
 import { createCodexAdapter } from './adapter.js';
 import { parseLoginStatus } from './auth.js';

@@ -66,6 +66,7 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
   };
 
   return defineAdapter({
+    specificationVersion: 'v1',
     id: TOOL_ID,
     name: 'Codex',
     type: 'agent',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { testGate } from '@toolbridge/test-suite';
+import { testGate } from '@toolbridge/test-suite/kit';
 import { leavesSandbox, ThreadApprovals } from './app-server-approvals.js';
 
 /**

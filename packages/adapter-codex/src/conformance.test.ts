@@ -1,6 +1,6 @@
 import { afterAll, describe, it } from '@jest/globals';
-import { pathWithout } from '@toolbridge/test-suite';
-import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { pathWithout } from '@toolbridge/test-suite/kit';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite';
 import { createCodexAdapter } from './adapter.js';
 import { capture, fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createCallContext } from '@toolbridge/core';
-import { makeTempDir } from '@toolbridge/test-suite';
+import { createCallContext } from '@toolbridge/core/runtime';
+import { makeTempDir } from '@toolbridge/test-suite/kit';
 import { createCodexAdapter } from './adapter.js';
 import { loginStatusAuth, providerAuth } from './auth.js';
 import { parseCatalog } from './models.js';

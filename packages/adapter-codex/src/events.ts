@@ -1,5 +1,6 @@
 import { integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
-import { tail, type Activity, type ActivityStatus, type StreamEvent, type Usage } from '@toolbridge/core';
+import { type Activity, type ActivityStatus, type StreamEvent, type Usage } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 
 type Item = Record<string, unknown> & { id?: unknown; type?: unknown };
 

@@ -1,4 +1,5 @@
-import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, tail, type ToolbridgeError } from '@toolbridge/core';
+import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, type ToolbridgeError } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 
 export { TOOL_ID } from './config.js';
 import { TOOL_ID } from './config.js';

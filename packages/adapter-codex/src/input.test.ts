@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createCallContext, ProviderExecutionError, type ChatRequest, type ToolbridgeConfig } from '@toolbridge/core';
-import { adapterChat, makeTempDir } from '@toolbridge/test-suite';
+import { ProviderExecutionError, type ChatRequest, type ToolbridgeConfig } from '@toolbridge/core';
+import { createCallContext } from '@toolbridge/core/runtime';
+import { adapterChat, makeTempDir } from '@toolbridge/test-suite/kit';
 import { createCodexAdapter } from './adapter.js';
 import { strictCompatible, takesFormat } from './input.js';
 import { capture, CAPTURES_DIR, fakeCodexEnv, REPLAYS, type Step } from './testing/fake-codex.js';

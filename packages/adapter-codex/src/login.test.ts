@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createCallContext, ProviderExecutionError, TimeoutError } from '@toolbridge/core';
-import { makeTempDir, pidAlive, waitForPidsGone } from '@toolbridge/test-suite';
+import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
+import { createCallContext } from '@toolbridge/core/runtime';
+import { makeTempDir, pidAlive, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { createCodexAdapter } from './adapter.js';
 import type { CodexAdapterOptions } from './options.js';
 import { capture, fakeCodexEnv, REPLAYS, type FakeCodexScript } from './testing/fake-codex.js';

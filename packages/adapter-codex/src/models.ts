@@ -1,5 +1,6 @@
 import { runProcess } from '@toolbridge/adapter-kit';
-import { failureOf, type CallContext } from '@toolbridge/core';
+import { type CallContext } from '@toolbridge/core';
+import { failureOf } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
 
 /** One model of Codex's catalog, as much of it as discovery needs. */

@@ -1,4 +1,5 @@
-import { raceAbort, type UsageLimits } from '@toolbridge/core';
+import { type UsageLimits } from '@toolbridge/core';
+import { raceAbort } from '@toolbridge/core/runtime';
 import type { AppServer } from './app-server.js';
 import { namedWindows } from './usage-limits.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ChatRequest, PermissionLevel, StreamEvent } from '@toolbridge/core';
-import { makeTempDir, testGate, waitFor, type ChatControl, type TestGate } from '@toolbridge/test-suite';
+import { makeTempDir, testGate, waitFor, type ChatControl, type TestGate } from '@toolbridge/test-suite/kit';
 import type { MockBehaviour, ResponsesBody } from './testing/mock-responses-server.js';
 import { startRealCodex, transcriptOf, type RealCodex } from './testing/real-codex.js';
 

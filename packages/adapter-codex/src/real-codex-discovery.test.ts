@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createCallContext } from '@toolbridge/core';
-import { makeTempDir, pathWith, realCliBinDir } from '@toolbridge/test-suite';
+import { createCallContext } from '@toolbridge/core/runtime';
+import { makeTempDir, pathWith, realCliBinDir } from '@toolbridge/test-suite/kit';
 import { createCodexAdapter } from './adapter.js';
 import { startMockResponsesServer } from './testing/mock-responses-server.js';
 

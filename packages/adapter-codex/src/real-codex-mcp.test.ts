@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChatRequest, StreamEvent } from '@toolbridge/core';
-import { commandLinesWhile, processesWithEnv, testGate, writeStdioMcpServer, type ChatControl } from '@toolbridge/test-suite';
+import { commandLinesWhile, processesWithEnv, testGate, writeStdioMcpServer, type ChatControl } from '@toolbridge/test-suite/kit';
 import type { ResponsesBody } from './testing/mock-responses-server.js';
 import { startRealCodex, TRANSPORTS, type RealCodex } from './testing/real-codex.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
-import { waitFor } from '@toolbridge/test-suite';
+import { waitFor } from '@toolbridge/test-suite/kit';
 import { startRealCodex, transcriptOf, TRANSPORTS, type RealCodex } from './testing/real-codex.js';
 
 /** JSON-Schema answers and images with the real `codex` against the mock. */

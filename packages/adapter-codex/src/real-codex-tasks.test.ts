@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Activity, ChatRequest, PermissionLevel, StreamEvent } from '@toolbridge/core';
-import { makeTempDir } from '@toolbridge/test-suite';
+import { makeTempDir } from '@toolbridge/test-suite/kit';
 import type { MockBehaviour } from './testing/mock-responses-server.js';
 import { startRealCodex, TRANSPORTS, type RealCodex } from './testing/real-codex.js';
 

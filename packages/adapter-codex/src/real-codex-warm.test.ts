@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AbortedError, ProviderExecutionError, TimeoutError, type ToolbridgeConfig } from '@toolbridge/core';
-import { pidAlive, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { pidAlive, waitFor, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { startRealCodex, transcriptOf, type RealCodex } from './testing/real-codex.js';
 
 /**

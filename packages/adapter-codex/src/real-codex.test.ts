@@ -1,15 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import path from 'node:path';
-import {
-  createRegistry,
-  QuotaExceededError,
-  RateLimitError,
-  TimeoutError,
-  ToolAuthError,
-  type StreamEvent,
-  type ToolRegistry,
-} from '@toolbridge/core';
-import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '@toolbridge/test-suite';
+import { QuotaExceededError, RateLimitError, TimeoutError, ToolAuthError, type StreamEvent } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
+import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '@toolbridge/test-suite/kit';
 import { createCodexAdapter } from './adapter.js';
 import { startMockResponsesServer, type MockResponsesServer } from './testing/mock-responses-server.js';
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
-import { tail, type Activity, type Usage } from '@toolbridge/core';
+import { type Activity, type Usage } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 import { newestSessionFiles, tailLines } from './session-files.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDir } from '@toolbridge/test-suite';
+import { makeTempDir } from '@toolbridge/test-suite/kit';
 import { readUsageLimits, usageLimitsFromLine, windowName } from './usage-limits.js';
 import { createCodexAdapter } from './adapter.js';
 import { CAPTURES_DIR } from './testing/fake-codex.js';

@@ -1,5 +1,6 @@
 import { imagesOf } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, raceAbort, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
+import { ProviderExecutionError, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
+import { raceAbort } from '@toolbridge/core/runtime';
 import { isApprovalRequest, ThreadApprovals } from './app-server-approvals.js';
 import { AppServerTurn } from './app-server-events.js';
 import { RpcError, type AppServer, type Notification } from './app-server.js';

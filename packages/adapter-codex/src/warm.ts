@@ -8,7 +8,8 @@ import {
   WarmPool,
   whichOnPath,
 } from '@toolbridge/adapter-kit';
-import { raceAbort, type CallContext, type ChatContext, type StreamEvent, type ToolRequest, type WarmLoad } from '@toolbridge/core';
+import { type CallContext, type ChatContext, type StreamEvent, type ToolRequest, type WarmLoad } from '@toolbridge/core';
+import { raceAbort } from '@toolbridge/core/runtime';
 import { AppServer } from './app-server.js';
 import { overrideArgs } from './argv.js';
 import { EXEC_API_KEY_ENV } from './auth.js';

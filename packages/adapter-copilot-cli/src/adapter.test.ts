@@ -13,7 +13,7 @@ import {
   type ChatRequest,
   type ToolbridgeConfig,
 } from '@toolbridge/core';
-import { adapterChat, adapterStream, waitForPidsGone } from '@toolbridge/test-suite';
+import { adapterChat, adapterStream, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { createCopilotCliAdapter } from './adapter.js';
 import type { CopilotCliAdapterOptions } from './options.js';
 import { fakeCopilotEnv, REPLAYS, type FakeCopilot, type Replay } from './testing/fake-copilot.js';

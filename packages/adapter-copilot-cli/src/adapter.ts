@@ -25,6 +25,7 @@ export function createCopilotCliAdapter(options: CopilotCliAdapterOptions = {}):
   const login = copilotLogin(command, options.loginArgs ?? [], options.loginTtlMs ?? 15 * 60_000, options.loginOutputWaitMs ?? 10_000);
 
   return defineAdapter({
+    specificationVersion: 'v1',
     id: TOOL_ID,
     name: NAME,
     type: 'agent',

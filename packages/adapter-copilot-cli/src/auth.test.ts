@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDir } from '@toolbridge/test-suite';
+import { makeTempDir } from '@toolbridge/test-suite/kit';
 import { checkCopilotAuth, deviceCodeOf, parseConfigJson } from './auth.js';
 import { capture } from './testing/fake-copilot.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDir, realCliBinDir } from '@toolbridge/test-suite';
+import { makeTempDir, realCliBinDir } from '@toolbridge/test-suite/kit';
 import { platformPackages, resolveCopilotBinary } from './binary.js';
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -1,5 +1,6 @@
 import { otherActivity, parseJsonLine } from '@toolbridge/adapter-kit';
-import { tail, type Activity, type StreamEvent } from '@toolbridge/core';
+import { type Activity, type StreamEvent } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 
 type Json = Record<string, unknown>;
 

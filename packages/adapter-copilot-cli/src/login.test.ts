@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { CallContext } from '@toolbridge/core';
-import { waitForPidsGone } from '@toolbridge/test-suite';
+import { waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { createCopilotCliAdapter } from './adapter.js';
 import { fakeCopilotEnv, REPLAYS, type FakeCopilot } from './testing/fake-copilot.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDir } from '@toolbridge/test-suite';
+import { makeTempDir } from '@toolbridge/test-suite/kit';
 import { copilotCacheDir, quotaFromUser, readCopilotQuota, USER_CACHE_FILE } from './quota.js';
 
 const RESET = 1_796_083_908;

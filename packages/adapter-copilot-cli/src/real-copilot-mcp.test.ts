@@ -13,7 +13,7 @@ import {
   realCliBinDir,
   startHttpMcpServer,
   writeStdioMcpServer,
-} from '@toolbridge/test-suite';
+} from '@toolbridge/test-suite/kit';
 import { createCopilotCliAdapter } from './adapter.js';
 import { startMockOpenAIServer, type MockOpenAIServer } from './testing/mock-openai-server.js';
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createRegistry, type CallContext, type ToolRegistry } from '@toolbridge/core';
-import { cliCacheDir, makeTempDir, pathWith, processesWithEnv, REAL_CLIS, realCliBinDir, waitFor } from '@toolbridge/test-suite';
+import { type CallContext } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
+import { cliCacheDir, makeTempDir, pathWith, processesWithEnv, REAL_CLIS, realCliBinDir, waitFor } from '@toolbridge/test-suite/kit';
 import { createCopilotCliAdapter } from './adapter.js';
 import { USER_CACHE_FILE } from './quota.js';
 import { startMockOpenAIServer, type MockOpenAIServer, type PremiumQuota } from './testing/mock-openai-server.js';

@@ -2,16 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  collectStream,
-  createRegistry,
-  type ApprovalRequest,
-  type CallContext,
-  type ChatRequest,
-  type StreamEvent,
-  type ToolAdapter,
-  type ToolRegistry,
-} from '@toolbridge/core';
+import { type ApprovalRequest, type CallContext, type ChatRequest, type StreamEvent, type ToolAdapter } from '@toolbridge/core';
+import { collectStream, createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
 import {
   adapterStream,
   cliCacheDir,
@@ -21,7 +13,7 @@ import {
   REAL_CLIS,
   realCliBinDir,
   waitFor,
-} from '@toolbridge/test-suite';
+} from '@toolbridge/test-suite/kit';
 import { createCopilotCliAdapter } from './adapter.js';
 import { API_ERRORS, HELLO, startMockOpenAIServer, type MockOpenAIServer } from './testing/mock-openai-server.js';
 

@@ -2,17 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  createRegistry,
-  RateLimitError,
-  TimeoutError,
-  ToolAuthError,
-  type CallContext,
-  type ChatRequest,
-  type StreamEvent,
-  type ToolRegistry,
-} from '@toolbridge/core';
-import { cliCacheDir, makeTempDir, pathWith, processesWithEnv, REAL_CLIS, realCliBinDir, waitFor } from '@toolbridge/test-suite';
+import { RateLimitError, TimeoutError, ToolAuthError, type CallContext, type ChatRequest, type StreamEvent } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
+import { cliCacheDir, makeTempDir, pathWith, processesWithEnv, REAL_CLIS, realCliBinDir, waitFor } from '@toolbridge/test-suite/kit';
 import { createCopilotCliAdapter } from './adapter.js';
 import { API_ERRORS, DEVICE_CODE, HELLO, startMockOpenAIServer, type MockOpenAIServer } from './testing/mock-openai-server.js';
 

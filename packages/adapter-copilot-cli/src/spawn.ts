@@ -8,7 +8,8 @@ import {
   stripAnsi,
   type ResolvedPermissions,
 } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, tail, type ChatContext, type PermissionLevel, type StreamEvent, type ToolRequest } from '@toolbridge/core';
+import { ProviderExecutionError, type ChatContext, type PermissionLevel, type StreamEvent, type ToolRequest } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 import { buildArgs } from './argv.js';
 import { resolveCopilotBinary } from './binary.js';
 import { NAME, PERMISSION_FLAGS, TOOL_ID, PERMISSION_NOTES } from './config.js';

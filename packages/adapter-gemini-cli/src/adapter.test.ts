@@ -13,7 +13,7 @@ import {
   type ChatRequest,
   type ToolbridgeConfig,
 } from '@toolbridge/core';
-import { adapterChat, adapterStream, waitForPidsGone } from '@toolbridge/test-suite';
+import { adapterChat, adapterStream, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { createGeminiCliAdapter } from './adapter.js';
 import type { GeminiCliAdapterOptions } from './options.js';
 import { fakeGeminiEnv, REPLAYS, type FakeGemini, type Replay } from './testing/fake-gemini.js';

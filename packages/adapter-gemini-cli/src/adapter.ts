@@ -41,6 +41,7 @@ export function createGeminiCliAdapter(options: GeminiCliAdapterOptions = {}): T
   });
 
   return defineAdapter({
+    specificationVersion: 'v1',
     id: TOOL_ID,
     name: NAME,
     type: 'agent',

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDir } from '@toolbridge/test-suite';
+import { makeTempDir } from '@toolbridge/test-suite/kit';
 import { checkGeminiAuth, manualLogin, selectedAuthType } from './auth.js';
 
 const cleanups: Array<() => Promise<void>> = [];

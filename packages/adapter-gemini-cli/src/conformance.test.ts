@@ -1,6 +1,6 @@
 import { afterAll, describe, it } from '@jest/globals';
-import { pathWithout } from '@toolbridge/test-suite';
-import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { pathWithout } from '@toolbridge/test-suite/kit';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite';
 import { createGeminiCliAdapter } from './adapter.js';
 import { fakeGeminiEnv, REPLAYS, type Replay } from './testing/fake-gemini.js';
 

@@ -1,5 +1,6 @@
 import { stripAnsi } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, tail, type ToolbridgeError } from '@toolbridge/core';
+import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, type ToolbridgeError } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 import { NAME, TOOL_ID } from './config.js';
 
 /** Gemini CLI's own exit codes (its `Fatal*Error` classes); API errors exit with the HTTP status mod 256. */

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ApprovalRequest, CallContext, ChatRequest, StreamEvent, ToolAdapter } from '@toolbridge/core';
-import { adapterStream, makeTempDir, pathWith, processesWithEnv, realCliBinDir, writeStdioMcpServer } from '@toolbridge/test-suite';
+import { adapterStream, makeTempDir, pathWith, processesWithEnv, realCliBinDir, writeStdioMcpServer } from '@toolbridge/test-suite/kit';
 import { createGeminiCliAdapter } from './adapter.js';
 import { startMockGeminiServer, type MockGeminiServer } from './testing/mock-gemini-server.js';
 

@@ -2,17 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  collectStream,
-  createRegistry,
-  type ApprovalRequest,
-  type CallContext,
-  type ChatRequest,
-  type StreamEvent,
-  type ToolAdapter,
-  type ToolRegistry,
-} from '@toolbridge/core';
-import { adapterStream, makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '@toolbridge/test-suite';
+import { type ApprovalRequest, type CallContext, type ChatRequest, type StreamEvent, type ToolAdapter } from '@toolbridge/core';
+import { collectStream, createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
+import { adapterStream, makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '@toolbridge/test-suite/kit';
 import { createGeminiCliAdapter } from './adapter.js';
 import { HELLO, startMockGeminiServer, type MockGeminiServer } from './testing/mock-gemini-server.js';
 

@@ -2,17 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  createRegistry,
-  QuotaExceededError,
-  RateLimitError,
-  TimeoutError,
-  ToolAuthError,
-  type ChatRequest,
-  type StreamEvent,
-  type ToolRegistry,
-} from '@toolbridge/core';
-import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '@toolbridge/test-suite';
+import { QuotaExceededError, RateLimitError, TimeoutError, ToolAuthError, type ChatRequest, type StreamEvent } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
+import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '@toolbridge/test-suite/kit';
 import { createGeminiCliAdapter } from './adapter.js';
 import { API_ERRORS, HELLO, startMockGeminiServer, type MockGeminiServer } from './testing/mock-gemini-server.js';
 

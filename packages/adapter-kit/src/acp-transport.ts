@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   InvalidRequestError,
-  raceAbort,
   type CallContext,
   type ChatContext,
   type StreamEvent,
   type ToolRequest,
   type WarmLoad,
 } from '@toolbridge/core';
+import { raceAbort } from '@toolbridge/core/runtime';
 import { AcpAgent } from './acp-agent.js';
 import { acpTurn, type AcpTurnSpec } from './acp-turn.js';
 import { DEFAULT_WARM_IDLE_MS, warmFingerprint, warmIdleMs } from './fingerprint.js';

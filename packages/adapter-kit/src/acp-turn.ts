@@ -8,7 +8,6 @@ import type {
 } from '@agentclientprotocol/sdk';
 import {
   ProviderExecutionError,
-  raceAbort,
   type ChatContext,
   type PermissionLevel,
   type StreamEvent,
@@ -16,6 +15,7 @@ import {
   type ToolRequest,
   type Usage,
 } from '@toolbridge/core';
+import { raceAbort } from '@toolbridge/core/runtime';
 import { AcpRequestError, type AcpAgent } from './acp-agent.js';
 import { activityOfPlan, activityOfToolCall, approvalOfToolCall, mergeToolCall, type AcpToolCall } from './acp-updates.js';
 import { approveAction } from './approvals.js';

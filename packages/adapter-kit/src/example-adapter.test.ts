@@ -2,9 +2,9 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRegistry } from '@toolbridge/core';
-import { makeTempDir, pathWith, pathWithout, writeFakeBin } from '@toolbridge/test-suite';
-import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { createRegistry } from '@toolbridge/core/runtime';
+import { makeTempDir, pathWith, pathWithout, writeFakeBin } from '@toolbridge/test-suite/kit';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite';
 import { createEchoAgentAdapter, echoAgentScript } from './testing/example-adapter.js';
 
 const scenarios: ConformanceScenario[] = ['ok', 'missing', 'hang', 'stall', 'unauthenticated', 'rate-limited', 'activity'];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFile, stat } from 'node:fs/promises';
-import { makeTempDir } from '@toolbridge/test-suite';
+import { makeTempDir } from '@toolbridge/test-suite/kit';
 import { writeImageFiles } from './images.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';

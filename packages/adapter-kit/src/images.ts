@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { imageExtension, type ToolImage, type ToolMessage } from '@toolbridge/core';
+import { type ToolImage, type ToolMessage } from '@toolbridge/core';
+import { imageExtension } from '@toolbridge/core/runtime';
 import { renderConversation } from './text.js';
 
 /**

@@ -1,4 +1,5 @@
-import { abortReasonOf, ProviderExecutionError, tail, type AuthStartResult, type AuthState, type CallContext } from '@toolbridge/core';
+import { ProviderExecutionError, type AuthStartResult, type AuthState, type CallContext } from '@toolbridge/core';
+import { abortReasonOf, tail } from '@toolbridge/core/runtime';
 import { spawnProcess, type RunningProcess } from './runner.js';
 import { stripAnsi } from './text.js';
 

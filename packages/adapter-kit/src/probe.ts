@@ -1,4 +1,5 @@
-import { failureOf, TimeoutError, ToolUnavailableError, tail, type CallContext } from '@toolbridge/core';
+import { TimeoutError, ToolUnavailableError, type CallContext } from '@toolbridge/core';
+import { failureOf, tail } from '@toolbridge/core/runtime';
 import { runProcess } from './runner.js';
 
 /** What a `--version` probe found. */

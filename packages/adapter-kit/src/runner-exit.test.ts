@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { waitForPidsGone } from '@toolbridge/test-suite';
+import { waitForPidsGone } from '@toolbridge/test-suite/kit';
 
 /**
  * What happens to tools when the host process itself goes away. These run a

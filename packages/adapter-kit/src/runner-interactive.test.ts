@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ToolUnavailableError } from '@toolbridge/core';
-import { pidAlive, waitForPidsGone } from '@toolbridge/test-suite';
+import { pidAlive, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { spawnProcess } from './runner.js';
 
 /** A tool speaking a line protocol on stdio: each input line comes back as `{"echo": line}`. */

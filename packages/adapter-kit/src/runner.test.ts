@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { makeTempDir, pathWith, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite/kit';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

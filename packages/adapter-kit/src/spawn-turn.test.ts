@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { RateLimitError, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
-import { makeTempDir, pathWith, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite/kit';
 import { spawnTurn, type SpawnTurnSpec } from './spawn-turn.js';
 import { parseJsonLine } from './text.js';
 

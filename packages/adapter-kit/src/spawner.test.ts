@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { AbortedError, TimeoutError, ToolUnavailableError } from '@toolbridge/core';
-import { pidAlive, processesWithEnv, waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { pidAlive, processesWithEnv, waitFor, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { runProcess, spawnProcess, type RunningProcess } from './runner.js';
 import { readySpawner, spawnerPid, spawnerTuning, stopSpawner } from './spawner.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { waitFor, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { pidsSince } from './proc.js';
 import { runProcess } from './runner.js';
 import { findMarkedSync, RUN_MARKER_ENV } from './stragglers.js';

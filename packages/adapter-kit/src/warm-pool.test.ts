@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { waitFor } from '@toolbridge/test-suite';
+import { waitFor } from '@toolbridge/test-suite/kit';
 import { retriesOnFreshProcess, WarmPool, type WarmMember } from './warm-pool.js';
 
 class Member implements WarmMember {

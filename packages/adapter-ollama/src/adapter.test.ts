@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import {
   AbortedError,
-  createCallContext,
-  createRegistry,
   InvalidRequestError,
   ProviderExecutionError,
   RateLimitError,
@@ -13,7 +11,8 @@ import {
   type StreamEvent,
   type ToolbridgeConfig,
 } from '@toolbridge/core';
-import { adapterChat, adapterStream, waitFor } from '@toolbridge/test-suite';
+import { createCallContext, createRegistry } from '@toolbridge/core/runtime';
+import { adapterChat, adapterStream, waitFor } from '@toolbridge/test-suite/kit';
 import { createOllamaAdapter } from './adapter.js';
 import { closedPort, startFakeOllama, type FakeOllama } from './testing/fake-ollama.js';
 

@@ -1,6 +1,5 @@
 import { defineAdapter } from '@toolbridge/adapter-kit';
 import {
-  abortReasonOf,
   InvalidRequestError,
   TimeoutError,
   ToolbridgeError,
@@ -10,6 +9,7 @@ import {
   type DetectResult,
   type ToolAdapter,
 } from '@toolbridge/core';
+import { abortReasonOf } from '@toolbridge/core/runtime';
 import { chatTurn } from './chat.js';
 import { getJson, listModels, postStream, type Connection, type OllamaChunk } from './client.js';
 import { ollamaConfig, TOOL_ID } from './config.js';
@@ -121,6 +121,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ToolAda
   }
 
   return defineAdapter({
+    specificationVersion: 'v1',
     id: TOOL_ID,
     name: 'Ollama',
     type: 'runtime',

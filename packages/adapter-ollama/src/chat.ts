@@ -1,11 +1,5 @@
-import {
-  jsonInstruction,
-  type ChatContext,
-  type ResponseFormat,
-  type StreamEvent,
-  type ToolMessage,
-  type ToolRequest,
-} from '@toolbridge/core';
+import { type ChatContext, type ResponseFormat, type StreamEvent, type ToolMessage, type ToolRequest } from '@toolbridge/core';
+import { jsonInstruction } from '@toolbridge/core/runtime';
 import { postStream, type Connection } from './client.js';
 import { ChatAccumulator, optionsOf } from './events.js';
 import { noVisionError, type ModelCapabilities } from './models.js';

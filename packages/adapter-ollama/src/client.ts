@@ -1,4 +1,5 @@
-import { abortReasonOf, InvalidRequestError, ProviderExecutionError, TimeoutError, ToolbridgeError } from '@toolbridge/core';
+import { InvalidRequestError, ProviderExecutionError, TimeoutError, ToolbridgeError } from '@toolbridge/core';
+import { abortReasonOf } from '@toolbridge/core/runtime';
 import { connectionFailure, httpFailure, isModelNotFound, ollamaMessage, streamErrorFailure, streamFailure, TOOL_ID } from './failures.js';
 import { readNdjson } from './ndjson.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, it } from '@jest/globals';
-import { describeConformance } from '@toolbridge/test-suite/conformance';
+import { describeConformance } from '@toolbridge/test-suite';
 import { createOllamaAdapter } from './adapter.js';
 import { closedPort, startFakeOllama } from './testing/fake-ollama.js';
 

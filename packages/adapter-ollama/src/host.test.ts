@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { createConfigStore, InvalidRequestError } from '@toolbridge/core';
+import { InvalidRequestError } from '@toolbridge/core';
+import { createConfigStore } from '@toolbridge/core/runtime';
 import { createOllamaAdapter } from './adapter.js';
 import { DEFAULT_OLLAMA_URL, normalizeOllamaHost, resolveBaseUrl } from './host.js';
 

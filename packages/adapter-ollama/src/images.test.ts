@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import {
-  createCallContext,
-  createRegistry,
-  InvalidRequestError,
-  TimeoutError,
-  type ChatRequest,
-  type ToolbridgeConfig,
-} from '@toolbridge/core';
-import { adapterChat, waitFor } from '@toolbridge/test-suite';
+import { InvalidRequestError, TimeoutError, type ChatRequest, type ToolbridgeConfig } from '@toolbridge/core';
+import { createCallContext, createRegistry } from '@toolbridge/core/runtime';
+import { adapterChat, waitFor } from '@toolbridge/test-suite/kit';
 import { createOllamaAdapter } from './adapter.js';
 import { startFakeOllama, type FakeOllama } from './testing/fake-ollama.js';
 

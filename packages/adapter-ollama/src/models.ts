@@ -1,4 +1,5 @@
-import { imagesUnsupported, InvalidRequestError, raceAbort, TimeoutError, TtlCache } from '@toolbridge/core';
+import { InvalidRequestError, TimeoutError } from '@toolbridge/core';
+import { imagesUnsupported, raceAbort, TtlCache } from '@toolbridge/core/runtime';
 import { listModels, showModel, type Connection } from './client.js';
 import { TOOL_ID } from './config.js';
 

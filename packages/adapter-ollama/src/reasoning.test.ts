@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createCallContext, createRegistry, ProviderExecutionError, type Activity, type StreamEvent } from '@toolbridge/core';
-import { adapterStream } from '@toolbridge/test-suite';
+import { ProviderExecutionError, type Activity, type StreamEvent } from '@toolbridge/core';
+import { createCallContext, createRegistry } from '@toolbridge/core/runtime';
+import { adapterStream } from '@toolbridge/test-suite/kit';
 import { createOllamaAdapter } from './adapter.js';
 import { ReasoningSteps, REASONING_MAX_CHARS } from './reasoning.js';
 import { startFakeOllama, type FakeOllama } from './testing/fake-ollama.js';

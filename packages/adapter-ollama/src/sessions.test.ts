@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { createRegistry } from '@toolbridge/core';
-import { scriptedAdapter } from '@toolbridge/test-suite';
+import { createRegistry } from '@toolbridge/core/runtime';
+import { scriptedAdapter } from '@toolbridge/test-suite/kit';
 import { createOllamaAdapter } from './adapter.js';
 import { startFakeOllama, type FakeOllama } from './testing/fake-ollama.js';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { createRegistry, jsonInstruction, ProviderExecutionError, type ResponseFormat, type StreamEvent } from '@toolbridge/core';
+import { ProviderExecutionError, type ResponseFormat, type StreamEvent } from '@toolbridge/core';
+import { createRegistry, jsonInstruction } from '@toolbridge/core/runtime';
 import { createOllamaAdapter } from './adapter.js';
 import { startFakeOllama, type FakeOllama } from './testing/fake-ollama.js';
 

@@ -1,4 +1,5 @@
-import { tail, type Activity, type ActivityStatus } from '@toolbridge/core';
+import { type Activity, type ActivityStatus } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 
 /**
  * OpenCode's message parts as normalised activity, for both transports: `opencode run --format

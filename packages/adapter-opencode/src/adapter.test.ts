@@ -4,8 +4,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  createCallContext,
-  createRegistry,
   InvalidRequestError,
   ProviderExecutionError,
   QuotaExceededError,
@@ -16,7 +14,8 @@ import {
   type StreamEvent,
   type ToolbridgeConfig,
 } from '@toolbridge/core';
-import { adapterChat, adapterStream, pathWithout, waitForPidsGone } from '@toolbridge/test-suite';
+import { createCallContext, createRegistry } from '@toolbridge/core/runtime';
+import { adapterChat, adapterStream, pathWithout, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { createOpenCodeAdapter } from './index.js';
 import { capture } from './testing/captures.js';
 import { eventLine, fakeOpenCodes, type FakeOpenCode, type FakeOpenCodeSpec } from './testing/fake-opencode.js';

@@ -19,6 +19,7 @@ export function createOpenCodeAdapter(options: OpenCodeAdapterOptions = {}): Too
   const sessions = new SessionDirs();
   const warm = new OpenCodeWarm(o, catalogs, sessions);
   return defineAdapter({
+    specificationVersion: 'v1',
     id: TOOL_ID,
     name: 'OpenCode',
     type: 'agent',

@@ -1,6 +1,6 @@
 import { afterAll, describe, it } from '@jest/globals';
-import { makeTempDir, pathWithout } from '@toolbridge/test-suite';
-import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { makeTempDir, pathWithout } from '@toolbridge/test-suite/kit';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite';
 import { createOpenCodeAdapter } from './index.js';
 import { capture } from './testing/captures.js';
 import { eventLine, makeFakeOpenCode, type FakeOpenCodeSpec } from './testing/fake-opencode.js';

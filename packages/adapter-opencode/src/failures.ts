@@ -1,5 +1,6 @@
 import { retryAfterMs as retryAfterOf, stripAnsi, type ProcessResult } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, QuotaExceededError, RateLimitError, tail, ToolAuthError, type ToolbridgeError } from '@toolbridge/core';
+import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, type ToolbridgeError } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
 
 /** The `error` of an OpenCode `{"type":"error"}` event. */

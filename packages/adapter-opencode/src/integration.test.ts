@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createRegistry, RateLimitError, TimeoutError, ToolAuthError, type StreamEvent, type ToolbridgeConfig } from '@toolbridge/core';
-import { makeTempDir, waitFor } from '@toolbridge/test-suite';
+import { RateLimitError, TimeoutError, ToolAuthError, type StreamEvent, type ToolbridgeConfig } from '@toolbridge/core';
+import { createRegistry } from '@toolbridge/core/runtime';
+import { makeTempDir, waitFor } from '@toolbridge/test-suite/kit';
 import { createOpenCodeAdapter } from './index.js';
 import { realOpenCodeEnv } from './testing/real-opencode.js';
 import { MOCK_OK, startMockOpenAIServer, type MockBehaviour, type MockOpenAIServer } from './testing/mock-openai-server.js';

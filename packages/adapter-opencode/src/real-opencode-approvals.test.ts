@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChatRequest, PermissionLevel, StreamEvent } from '@toolbridge/core';
-import { testGate, waitFor, type ChatControl, type TestGate } from '@toolbridge/test-suite';
+import { testGate, waitFor, type ChatControl, type TestGate } from '@toolbridge/test-suite/kit';
 import type { MockStep } from './testing/mock-openai-server.js';
 import { startRealOpenCode, transcriptOf, type RealOpenCode } from './testing/real-opencode.js';
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChatRequest, PermissionLevel, StreamEvent } from '@toolbridge/core';
-import { commandLinesWhile, testGate, writeStdioMcpServer, type ChatControl } from '@toolbridge/test-suite';
+import { commandLinesWhile, testGate, writeStdioMcpServer, type ChatControl } from '@toolbridge/test-suite/kit';
 import type { MockRequest } from './testing/mock-openai-server.js';
 import { startRealOpenCode, type RealOpenCode } from './testing/real-opencode.js';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ProviderExecutionError } from '@toolbridge/core';
-import { waitFor, waitForPidsGone } from '@toolbridge/test-suite';
+import { waitFor, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { startRealOpenCode, type RealOpenCode } from './testing/real-opencode.js';
 
 /**

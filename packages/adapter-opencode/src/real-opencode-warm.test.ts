@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { ProviderExecutionError, RateLimitError, TimeoutError, ToolAuthError } from '@toolbridge/core';
-import { waitFor } from '@toolbridge/test-suite';
+import { waitFor } from '@toolbridge/test-suite/kit';
 import { startRealOpenCode, transcriptOf, type RealOpenCode } from './testing/real-opencode.js';
 
 /**

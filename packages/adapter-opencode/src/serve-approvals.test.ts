@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { testGate } from '@toolbridge/test-suite';
+import { testGate } from '@toolbridge/test-suite/kit';
 import { approvalOfPermission, decidePermission, permissionReply } from './serve-approvals.js';
 
 /** OpenCode's `permission.asked` (shapes of 1.18.33) as approvals, and the replies; on disk in real-opencode-approvals.test.ts. */

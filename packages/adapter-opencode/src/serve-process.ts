@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { spawnProcess, stripAnsi, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, tail, TimeoutError } from '@toolbridge/core';
+import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
 import { ServeClient, sessionOf, type ServeEvent } from './serve-client.js';
 

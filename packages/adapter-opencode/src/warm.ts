@@ -10,9 +10,7 @@ import {
   whichOnPath,
 } from '@toolbridge/adapter-kit';
 import {
-  promptForm,
   ProviderExecutionError,
-  raceAbort,
   type CallContext,
   type ChatContext,
   type ResponseFormat,
@@ -20,6 +18,8 @@ import {
   type ToolRequest,
   type WarmLoad,
 } from '@toolbridge/core';
+import { promptForm } from '@toolbridge/core/runtime';
+import { raceAbort } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
 import type { ModelCatalogs } from './images.js';
 import { envWithMcpServers } from './mcp-servers.js';

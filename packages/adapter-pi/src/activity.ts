@@ -1,4 +1,5 @@
-import { tail, type Activity, type ActivityStatus } from '@toolbridge/core';
+import { type Activity, type ActivityStatus } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 import { FILE_TOOLS } from './extension.js';
 
 type Rec = Record<string, unknown>;

@@ -52,6 +52,7 @@ export function createPiAdapter(options: PiAdapterOptions = {}): ToolAdapter {
   const checkAuth = (ctx: CallContext) => checkPiAuth(userAgentDir(options, ctx.env), ctx.env);
 
   return defineAdapter({
+    specificationVersion: 'v1',
     id: TOOL_ID,
     name: NAME,
     type: 'agent',

@@ -1,8 +1,8 @@
 import { afterAll, describe, it } from '@jest/globals';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDir, MOCK_OK, pathWithout, startMockOpenAIServer, type MockBehaviour } from '@toolbridge/test-suite';
-import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { makeTempDir, MOCK_OK, pathWithout, startMockOpenAIServer, type MockBehaviour } from '@toolbridge/test-suite/kit';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite';
 import { createPiAdapter } from './index.js';
 import { mockModels, realPiEnv, SLOW } from './testing/real-pi.js';
 

@@ -1,7 +1,8 @@
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { parseVersionText, runProcess, whichOnPath } from '@toolbridge/adapter-kit';
-import { failureOf, tail, type CallContext, type Capability, type DetectResult } from '@toolbridge/core';
+import { type CallContext, type Capability, type DetectResult } from '@toolbridge/core';
+import { failureOf, tail } from '@toolbridge/core/runtime';
 import { piConfig, TOOL_ID } from './config.js';
 
 /** Bound on `pi --list-models` (0.75 s idle). */

@@ -1,5 +1,6 @@
 import { classifyFailure, type FailureFacts, type FailureTable } from '@toolbridge/adapter-kit';
-import { tail, type ToolbridgeError } from '@toolbridge/core';
+import { type ToolbridgeError } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 import { NAME, TOOL_ID } from './config.js';
 
 // Pi's OpenAI, Anthropic and Google clients put the HTTP status first: "429 Rate limit reached …" (measured).

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Activity, ApprovalRequest, ChatContext, ChatResult, PermissionLevel, StreamEvent, ToolAdapter } from '@toolbridge/core';
-import { transcriptOf } from '@toolbridge/test-suite';
+import { transcriptOf } from '@toolbridge/test-suite/kit';
 import { createPiAdapter } from './adapter.js';
 import { SLOW, startRealPi, type RealPi } from './testing/real-pi.js';
 

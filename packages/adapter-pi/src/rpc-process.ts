@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { endGracefully, parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, raceAbort, tail } from '@toolbridge/core';
+import { ProviderExecutionError } from '@toolbridge/core';
+import { raceAbort, tail } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
 
 type Json = Record<string, unknown>;

@@ -1,5 +1,6 @@
 import { parseJsonLine, spawnTurn } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, tail, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
+import { ProviderExecutionError, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 import { NAME, TOOL_ID } from './config.js';
 import { sessionFile } from './dirs.js';
 import { READ_TOOLS } from './extension.js';

@@ -1,4 +1,5 @@
-import { ProviderExecutionError, tail, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
+import { ProviderExecutionError, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
 import { sessionFile } from './dirs.js';
 import { ASK_TITLE } from './extension.js';

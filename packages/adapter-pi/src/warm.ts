@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { DEFAULT_WARM_IDLE_MS, retriesOnFreshProcess, warmFingerprint, warmIdleMs, WarmPool, whichOnPath } from '@toolbridge/adapter-kit';
-import { raceAbort, type CallContext, type ChatContext, type StreamEvent, type ToolRequest, type WarmLoad } from '@toolbridge/core';
+import { type CallContext, type ChatContext, type StreamEvent, type ToolRequest, type WarmLoad } from '@toolbridge/core';
+import { raceAbort } from '@toolbridge/core/runtime';
 import type { PiAdapterOptions } from './options.js';
 import { RpcProcess, type RpcSpec } from './rpc-process.js';
 import { commonArgs, runEnv, type TurnSettings } from './turn.js';

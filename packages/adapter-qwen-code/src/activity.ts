@@ -1,5 +1,6 @@
 import { otherActivity } from '@toolbridge/adapter-kit';
-import { tail, type Activity } from '@toolbridge/core';
+import { type Activity } from '@toolbridge/core';
+import { tail } from '@toolbridge/core/runtime';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);

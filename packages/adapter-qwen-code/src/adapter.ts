@@ -17,6 +17,7 @@ export function createQwenCodeAdapter(options: QwenCodeAdapterOptions = {}): Too
   const node = (ctx: CallContext): Promise<NodeChoice> => chooseNode(ctx, options.node ?? qwenCodeConfig.read(ctx.config).node, timeoutMs);
 
   return defineAdapter({
+    specificationVersion: 'v1',
     id: TOOL_ID,
     name: NAME,
     type: 'agent',

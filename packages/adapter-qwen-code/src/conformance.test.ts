@@ -1,6 +1,6 @@
 import { afterAll, describe, it, jest } from '@jest/globals';
-import { pathWithout } from '@toolbridge/test-suite';
-import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite/conformance';
+import { pathWithout } from '@toolbridge/test-suite/kit';
+import { describeConformance, type ConformanceScenario } from '@toolbridge/test-suite';
 import { createQwenCodeAdapter } from './adapter.js';
 import { HELLO, startMockQwenServer, type MockQwenServer, type QwenMockStep } from './testing/mock-openai.js';
 import { realQwenHome } from './testing/real.js';

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { type ApprovalRequest, type CallContext, type ChatContext, type ChatRequest, type ToolAdapter } from '@toolbridge/core';
-import { adapterChat, processesWithEnv, waitFor } from '@toolbridge/test-suite';
+import { adapterChat, processesWithEnv, waitFor } from '@toolbridge/test-suite/kit';
 import { createQwenCodeAdapter } from './adapter.js';
 import { startMockQwenServer, type MockQwenServer } from './testing/mock-openai.js';
 import { realQwenHome, type RealQwenHome } from './testing/real.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { APICallError, InvalidPromptError, LoadAPIKeyError, NoSuchModelError } from '@ai-sdk/provider';
-import { waitForPidsGone } from '@toolbridge/test-suite';
+import { waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { generateText, streamText } from 'ai';
 import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError } from 'toolbridge';
 import { useProviderFixture } from './testing/fixture.js';
-import { scriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter } from '@toolbridge/test-suite/kit';
 
 const { setup } = useProviderFixture();
 const secret = 'the secret prompt 4711';

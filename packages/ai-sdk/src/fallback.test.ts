@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { APICallError, InvalidArgumentError, NoSuchModelError } from '@ai-sdk/provider';
-import { waitForPidsGone } from '@toolbridge/test-suite';
+import { waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { generateText, streamText, type TextStreamPart, type ToolSet } from 'ai';
 import { ProviderExecutionError } from 'toolbridge';
 import { useProviderFixture } from './testing/fixture.js';
-import { scriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter } from '@toolbridge/test-suite/kit';
 
 const { setup } = useProviderFixture();
 

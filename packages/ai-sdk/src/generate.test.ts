@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { ChatRequest } from 'toolbridge';
 import { createToolbridge } from './index.js';
 import { useProviderFixture } from './testing/fixture.js';
-import { scriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter } from '@toolbridge/test-suite/kit';
 
 const { setup } = useProviderFixture();
 const person = z.object({ name: z.string(), age: z.number().int() });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { useProviderFixture } from './testing/fixture.js';
-import { scriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter } from '@toolbridge/test-suite/kit';
 
 const { setup } = useProviderFixture();
 

@@ -3,7 +3,7 @@ import { generateText, type ModelMessage } from 'ai';
 import { toFinishReason, toUsage } from './result.js';
 import { StreamPartsBuilder } from './stream-parts.js';
 import { useProviderFixture } from './testing/fixture.js';
-import { scriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter } from '@toolbridge/test-suite/kit';
 
 const { setup } = useProviderFixture();
 

@@ -6,7 +6,8 @@ import {
   type LanguageModelV4Prompt,
   type SharedV4Warning,
 } from '@ai-sdk/provider';
-import { IMAGE_MEDIA_TYPES, sniffImageType, type ImageMediaType } from '@toolbridge/core';
+import { IMAGE_MEDIA_TYPES, type ImageMediaType } from '@toolbridge/core';
+import { sniffImageType } from '@toolbridge/core/runtime';
 import type { ChatMessage, ContentPart } from 'toolbridge';
 
 /**

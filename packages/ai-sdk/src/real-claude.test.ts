@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitForPidsGone } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { generateText, streamText } from 'ai';
 import path from 'node:path';
 import { createClaudeCodeAdapter } from 'toolbridge';

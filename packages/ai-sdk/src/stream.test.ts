@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { waitForPidsGone } from '@toolbridge/test-suite';
+import { waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { readUIMessageStream, streamText, type TextStreamPart, type ToolSet, type UIMessage } from 'ai';
 import type { Activity } from 'toolbridge';
 import { useProviderFixture } from './testing/fixture.js';
-import { scriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter } from '@toolbridge/test-suite/kit';
 
 const { setup } = useProviderFixture();
 type Part = TextStreamPart<ToolSet>;

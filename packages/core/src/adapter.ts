@@ -1,4 +1,5 @@
 import type { ApprovalGate } from './approvals.js';
+import type { AdapterSpecificationVersion } from './specification.js';
 import type { McpServerEntry } from './wire/mcp-servers.js';
 import type { ConfigKeySchema, ToolbridgeConfig } from './config.js';
 import type { Approval } from './wire/approvals.js';
@@ -174,6 +175,8 @@ export interface AdapterFeatures {
  * `authSupported` reports.
  */
 export interface ToolAdapter {
+  /** The contract version this adapter implements (`'v1'`); a registry refuses any other. */
+  readonly specificationVersion: AdapterSpecificationVersion;
   readonly id: string;
   readonly name: string;
   readonly type: ToolType;

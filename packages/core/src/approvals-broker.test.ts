@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { makeTempDir, scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { makeTempDir, scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
 import type { StreamEvent } from './adapter.js';
 import type { ApprovalRequest } from './approvals.js';
 import { ApprovalDecidedError, ApprovalNotFoundError, InvalidRequestError } from './errors.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { scriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter } from '@toolbridge/test-suite/kit';
 import type { DetectResult } from './adapter.js';
 import type { ChatRequest } from './types.js';
 import { createRegistry } from './registry.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDir, scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { makeTempDir, scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
 import { InvalidRequestError, ProviderExecutionError } from './errors.js';
 import { toErrorEnvelope } from './envelope.js';
 import { LIMITS } from './limits.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CallContext, ToolAdapter } from './adapter.js';
 import { sleep } from './abort.js';
-import { streamFrom, waitFor } from '@toolbridge/test-suite';
+import { streamFrom, waitFor } from '@toolbridge/test-suite/kit';
 import { InvalidRequestError, TimeoutError, ToolAuthError, ToolUnavailableError } from './errors.js';
 import { createRegistry } from './registry.js';
 import { AGENT_CAPABILITIES, RUNTIME_CAPABILITIES, type ChatResult } from './types.js';
@@ -17,6 +17,7 @@ function gatedTool(id: string, type: 'agent' | 'runtime' = 'agent') {
   let checkDelayMs = 0;
   let detectGate: Promise<void> | undefined;
   const adapter: ToolAdapter = {
+    specificationVersion: 'v1',
     id,
     name: id.toUpperCase(),
     type,

@@ -12,7 +12,7 @@ import {
 import { createRegistry } from './registry.js';
 import { AGENT_CAPABILITIES, RUNTIME_CAPABILITIES } from './types.js';
 import { textOf } from './request.js';
-import { streamFrom, waitFor } from '@toolbridge/test-suite';
+import { streamFrom, waitFor } from '@toolbridge/test-suite/kit';
 
 function memoryAdapter(
   id: string,
@@ -20,6 +20,7 @@ function memoryAdapter(
 ) {
   const calls = { detect: 0, chat: 0, checkAuth: 0 };
   const adapter: ToolAdapter = {
+    specificationVersion: 'v1',
     id,
     name: id.toUpperCase(),
     type: 'agent',
@@ -72,6 +73,18 @@ function memoryAdapter(
 const hello = { messages: [{ role: 'user' as const, content: 'hi' }] };
 
 describe('registry', () => {
+  it('refuses an adapter written for another contract version, naming it and the version it runs', () => {
+    const newer = { ...memoryAdapter('newer').adapter, specificationVersion: 'v2' } as unknown as ToolAdapter;
+    const unversioned = { ...memoryAdapter('old').adapter, specificationVersion: undefined } as unknown as ToolAdapter;
+    expect(() => createRegistry({ adapters: [newer], env: {} })).toThrow(
+      'adapter "newer" has specificationVersion "v2"; this @toolbridge/core runs adapters of specification "v1"',
+    );
+    expect(() => createRegistry({ adapters: [memoryAdapter('fine').adapter, unversioned], env: {} })).toThrow(
+      expect.objectContaining({ code: 'invalid_request', message: expect.stringContaining('adapter "old" has no specificationVersion') }),
+    );
+    expect(createRegistry({ adapters: [memoryAdapter('fine').adapter], env: {} }).toolIds).toEqual(['fine']);
+  });
+
   it('discovers all tools in parallel and caches the result', async () => {
     const a = memoryAdapter('alpha', { detectDelayMs: 200 });
     const b = memoryAdapter('beta', { detectDelayMs: 200 });

@@ -7,6 +7,7 @@ import { Discovery } from './discovery.js';
 import { ApprovalBroker } from './approvals-broker.js';
 import { InvalidRequestError, SessionIdleError, ToolNotFoundError } from './errors.js';
 import { RunningTurns } from './turn-control.js';
+import { checkSpecificationVersion } from './specification.js';
 import type { Approval, ApprovalDecision, ApprovalReply } from './wire/approvals.js';
 import { collectStream, runTurn, type ChatCallOptions } from './execution.js';
 import { coreConfigSchema } from './core-config.js';
@@ -110,6 +111,7 @@ export function createRegistry(options: RegistryOptions): ToolRegistry {
   const adapters = new Map<string, ToolAdapter>();
   const keys: Record<string, ConfigKeySchema> = { ...coreConfigSchema };
   for (const a of options.adapters) {
+    checkSpecificationVersion(a);
     if (adapters.has(a.id)) throw new InvalidRequestError(`two adapters share the id "${a.id}"`);
     adapters.set(a.id, a);
     for (const [k, v] of Object.entries(a.configSchema)) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { scriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter } from '@toolbridge/test-suite/kit';
 import { ToolAuthError } from './errors.js';
 import { createRegistry } from './registry.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { makeTempDir, scriptedAdapter, type ScriptStep, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { makeTempDir, scriptedAdapter, type ScriptStep, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
 import type { StreamEvent, ToolAdapter } from './adapter.js';
 import { SessionIdleError, SessionNotFoundError } from './errors.js';
 import { createRegistry, type ToolRegistry } from './registry.js';

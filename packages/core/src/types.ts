@@ -1,46 +1,9 @@
 /**
  * Library types that are not wire shapes (those are in ./wire and re-exported here).
  */
-import type { Activity, ChatRole, Capability } from './wire/index.js';
-import type { Usage } from './wire/common.js';
+import type { Activity, ChatRole, Capability, Usage } from './wire/index.js';
 
-export type {
-  Activity,
-  ActivityKind,
-  ActivityStatus,
-  AggregateHealth,
-  Attempt,
-  AttemptOutcome,
-  AttemptReason,
-  AttemptStage,
-  AuthStartResult,
-  AuthStatus,
-  Capability,
-  ChatMessage,
-  ChatRequest,
-  ChatResponse,
-  ChatRole,
-  ContentPart,
-  ErrorEnvelope,
-  FallbackChatResponse,
-  HealthRecord,
-  ImageMediaType,
-  ImagePart,
-  LiveHealthRecord,
-  PermissionLevel,
-  ResponseFormat,
-  SessionDetail,
-  SessionSummary,
-  TextPart,
-  Tool,
-  ToolLoad,
-  ToolType,
-  TranscriptMessage,
-  UsageLimits,
-  UsageWindow,
-  WarmLoad,
-} from './wire/index.js';
-export type { Usage };
+export type * from './wire/index.js';
 
 export const AGENT_CAPABILITIES: readonly Capability[] = ['agent-task', 'code-analysis', 'code-edit', 'chat', 'health-check'];
 export const RUNTIME_CAPABILITIES: readonly Capability[] = ['chat', 'completion', 'model-list', 'health-check'];

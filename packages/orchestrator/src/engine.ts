@@ -3,23 +3,25 @@ import pTimeout from 'p-timeout';
 import {
   AbortedError,
   attemptReasonOf,
-  isBusyError,
   FallbackExhaustedError,
   InvalidRequestError,
   RateLimitError,
-  sleep,
   TimeoutError,
-  toChatResponse,
-  failureOf,
   toToolbridgeError,
   type Attempt,
-  type CallOptions,
-  type ValidChatRequest,
   type ChatResult,
   type FallbackChatResponse,
   type ToolbridgeError,
-  type ToolRegistry,
 } from '@toolbridge/core';
+import {
+  isBusyError,
+  sleep,
+  toChatResponse,
+  failureOf,
+  type CallOptions,
+  type ValidChatRequest,
+  type ToolRegistry,
+} from '@toolbridge/core/runtime';
 import { retryDelay, type BackoffSettings } from './backoff.js';
 import type { NormalizedFallbackOptions } from './options.js';
 import { preflight, type PreflightSettings } from './preflight.js';

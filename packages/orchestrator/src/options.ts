@@ -3,11 +3,11 @@ import {
   LIMITS,
   PERMISSION_LEVELS,
   ROUTE_POLICIES,
-  type ApprovalHandler,
   type Attempt,
   type PermissionLevel,
   type RoutePolicy,
 } from '@toolbridge/core';
+import { type ApprovalHandler } from '@toolbridge/core/runtime';
 
 /** Options of a fallback chat across an ordered list of tools. */
 export interface FallbackOptions {

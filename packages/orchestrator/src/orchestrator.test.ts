@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   AbortedError,
-  createRegistry,
   FallbackExhaustedError,
   InvalidRequestError,
   ProviderExecutionError,
@@ -13,10 +12,10 @@ import {
   ToolNotFoundError,
   ToolUnavailableError,
   type Attempt,
-  type ToolRegistry,
 } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
 import { createOrchestrator, MAX_RETRIES, type OrchestratorOptions } from './orchestrator.js';
-import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
 
 const hello = { messages: [{ role: 'user' as const, content: 'hi' }] };
 const registries: ToolRegistry[] = [];

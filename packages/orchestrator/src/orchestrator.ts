@@ -1,19 +1,21 @@
 import {
   AbortedError,
-  noResultError,
   ToolNotFoundError,
-  validateChatRequest,
   type Attempt,
-  type ChatCallOptions,
   type ChatRequest,
   type ChatResult,
   type FallbackChatResponse,
   type QueueEntry,
-  type SessionLease,
   type StreamEvent,
+} from '@toolbridge/core';
+import {
+  noResultError,
+  validateChatRequest,
+  type ChatCallOptions,
+  type SessionLease,
   type ToolRegistry,
   type ValidChatRequest,
-} from '@toolbridge/core';
+} from '@toolbridge/core/runtime';
 import { runFallback, type AttemptRunner, type EngineSettings } from './engine.js';
 import { normalizeFallbackOptions, type FallbackOptions, type OrchestratorOptions } from './options.js';
 import { QuotaQueue } from './quota-wait.js';

@@ -1,19 +1,21 @@
 import {
-  approvalsRefusal,
-  imagesRefusal,
-  mcpServersRefusal,
   QuotaExceededError,
-  raceAbort,
   RateLimitError,
   ToolAuthError,
   ToolUnavailableError,
   type Tool,
-  type ValidChatRequest,
   type AttemptReason,
   type ToolbridgeError,
+} from '@toolbridge/core';
+import {
+  approvalsRefusal,
+  imagesRefusal,
+  mcpServersRefusal,
+  raceAbort,
+  type ValidChatRequest,
   type ToolRegistry,
   type ToolState,
-} from '@toolbridge/core';
+} from '@toolbridge/core/runtime';
 
 /** Why a tool is skipped without starting anything. */
 export interface Skip {

@@ -3,11 +3,11 @@ import {
   AbortedError,
   FallbackExhaustedError,
   RateLimitError,
-  sleep,
   type Attempt,
   type FallbackChatResponse,
   type QueueEntry,
 } from '@toolbridge/core';
+import { sleep } from '@toolbridge/core/runtime';
 
 /** Past the reset, a little more: the provider's clock and ours differ by a second or so. */
 export const RESET_MARGIN_MS = 1000;

@@ -1,13 +1,7 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import {
-  createRegistry,
-  FallbackExhaustedError,
-  AbortedError,
-  RateLimitError,
-  type ToolRegistry,
-  type UsageLimits,
-} from '@toolbridge/core';
-import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { FallbackExhaustedError, AbortedError, RateLimitError, type UsageLimits } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
+import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
 import { createOrchestrator } from './orchestrator.js';
 
 const hello = { messages: [{ role: 'user' as const, content: 'hi' }] };

@@ -1,4 +1,5 @@
-import { withoutPassedWindows, type RouteInfo, type RoutePolicy, type ToolRegistry, type ToolState } from '@toolbridge/core';
+import { type RouteInfo, type RoutePolicy } from '@toolbridge/core';
+import { withoutPassedWindows, type ToolRegistry, type ToolState } from '@toolbridge/core/runtime';
 
 /** What a tool with no known usage windows counts as: neither preferred nor avoided. */
 export const UNKNOWN_HEADROOM = 50;

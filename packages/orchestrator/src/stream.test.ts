@@ -1,16 +1,15 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   AbortedError,
-  createRegistry,
   FallbackExhaustedError,
   InvalidRequestError,
   ProviderExecutionError,
   TimeoutError,
   ToolUnavailableError,
-  type ToolRegistry,
 } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
 import { createOrchestrator, type FallbackOptions, type FallbackStreamEvent } from './orchestrator.js';
-import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
 
 const hello = { messages: [{ role: 'user' as const, content: 'hi' }] };
 const registries: ToolRegistry[] = [];

@@ -3,7 +3,7 @@
 /** A chat with the in-test Ollama through `toolbridge` (the README's way) and through a registry of core + one adapter. */
 export const ESM_CHAT = `
 import { connect } from 'toolbridge';
-import { createRegistry } from '@toolbridge/core';
+import { createRegistry } from '@toolbridge/core/runtime';
 import { createOllamaAdapter } from '@toolbridge/adapter-ollama';
 
 const ollama = await connect('ollama');

@@ -21,7 +21,7 @@ const NEW_PACKAGE = {
   files: ['dist'],
   scripts: { build: 'tsc -p tsconfig.build.json' },
   dependencies: { '@toolbridge/core': 'workspace:^' },
-  devDependencies: { '@toolbridge/test-suite': 'workspace:*' },
+  devDependencies: { '@toolbridge/test-suite/kit': 'workspace:*' },
 };
 
 describe('scripts/manifests.mjs on a new package', () => {

@@ -5,7 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { makeFakeMachine, type FakeMachine } from 'toolbridge/testing';
-import { waitFor } from '@toolbridge/test-suite';
+import { waitFor } from '@toolbridge/test-suite/kit';
 import { REPOSITORY, ROOT } from '../../../scripts/workspace.mjs';
 import { installConsumer, readmeLibraryExamples, readmeServeCommand, run, typecheck, type Ran } from './consumer.js';
 import { CJS_REQUIRE, ESM_CHAT, typesCheck } from './fixtures.js';

@@ -2,9 +2,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  collectStream,
-  toolRequestSettings,
-  validateChatRequest,
   type CallContext,
   type ChatContext,
   type ChatRequest,
@@ -13,6 +10,7 @@ import {
   type ToolAdapter,
   type ToolRequest,
 } from '@toolbridge/core';
+import { collectStream, toolRequestSettings, validateChatRequest } from '@toolbridge/core/runtime';
 
 export interface DirectCallOptions {
   /** Continue a native session (what core sends for a `sessionId`). */

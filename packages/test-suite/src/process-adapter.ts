@@ -49,6 +49,7 @@ export function processAdapter(id: string, command: string): ToolAdapter {
     if (r.exitCode !== 0) throw new ProviderExecutionError(`${id} exited with code ${r.exitCode}`, { toolId: id });
   }
   return {
+    specificationVersion: 'v1',
     id,
     name: `Process ${id}`,
     type: 'agent',

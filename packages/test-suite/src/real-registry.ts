@@ -1,4 +1,5 @@
-import { createRegistry, type RegistryOptions, type ToolAdapter, type ToolbridgeConfig, type ToolRegistry } from '@toolbridge/core';
+import { type ToolAdapter, type ToolbridgeConfig } from '@toolbridge/core';
+import { createRegistry, type RegistryOptions, type ToolRegistry } from '@toolbridge/core/runtime';
 import { recordingScratch } from './adapter-harness.js';
 import { withChatControl, type ChatControl } from './chat-control.js';
 import { processesWithEnv } from './processes.js';

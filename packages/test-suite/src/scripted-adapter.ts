@@ -1,7 +1,6 @@
 import {
   AGENT_CAPABILITIES,
   RUNTIME_CAPABILITIES,
-  sleep,
   type Activity,
   type AdapterFeatures,
   type ApprovalAnswer,
@@ -17,6 +16,7 @@ import {
   type Usage,
   type UsageLimits,
 } from '@toolbridge/core';
+import { sleep } from '@toolbridge/core/runtime';
 
 /** What one chat of a scripted tool does. */
 export interface ScriptStep {
@@ -194,6 +194,7 @@ export function scriptedAdapter(id: string, o: ScriptedAdapterOptions = {}): Scr
   }
 
   const adapter: ScriptedAdapter = {
+    specificationVersion: 'v1',
     id,
     name: o.name ?? `Tool ${id}`,
     type,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { makeTempDir, scriptedAdapter } from '@toolbridge/test-suite';
+import { makeTempDir, scriptedAdapter } from '@toolbridge/test-suite/kit';
 import { createToolbridge, SessionIdleError, type Approval, type Toolbridge } from './index.js';
 
 const cleanups: Array<() => Promise<void>> = [];

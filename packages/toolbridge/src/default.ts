@@ -1,4 +1,5 @@
-import type { CallOptions, ChatRequest, HealthOptions, ToolbridgeConfig } from '@toolbridge/core';
+import type { ChatRequest, ToolbridgeConfig } from '@toolbridge/core';
+import type { CallOptions, HealthOptions } from '@toolbridge/core/runtime';
 import { createToolbridge, type ChatOptions, type Toolbridge } from './toolbridge.js';
 
 let instance: Toolbridge | undefined;

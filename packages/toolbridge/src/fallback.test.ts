@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { waitForPidsGone } from '@toolbridge/test-suite';
+import { waitForPidsGone } from '@toolbridge/test-suite/kit';
 import { AbortedError, FallbackExhaustedError, TimeoutError, ToolAuthError, ToolbridgeError, ToolUnavailableError } from './index.js';
 import { useToolbridgeFixture } from './testing/fixture.js';
 

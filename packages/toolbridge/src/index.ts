@@ -30,77 +30,20 @@ export {
 } from './default.js';
 export { defaultAdapters, type DefaultAdapterOptions } from './adapters.js';
 
-// Errors (each with `isInstance()` that holds across duplicated installs)
-export {
-  AbortedError,
-  FallbackExhaustedError,
-  InternalError,
-  InvalidRequestError,
-  ProviderExecutionError,
-  QuotaExceededError,
-  RateLimitError,
-  SessionBusyError,
-  SessionIdleError,
-  SessionNotFoundError,
-  ApprovalDecidedError,
-  ApprovalNotFoundError,
-  TimeoutError,
-  ToolAuthError,
-  ToolbridgeError,
-  ToolNotFoundError,
-  ToolUnavailableError,
-  toErrorEnvelope,
-  type ErrorCode,
-} from '@toolbridge/core';
+// The contract: errors (each with `isInstance()` that holds across duplicated installs), the
+// request, result and record types, the wire schemas (`wire`) and limits
+export * from '@toolbridge/core';
 
-// Shapes of requests, results and records
-export { LIMITS, modelId, parseModelId, PERMISSION_LEVELS, usageTotals } from '@toolbridge/core';
-export type { ModelRef, UsageTotals } from '@toolbridge/core';
+// What the runtime gives back
+export { usageTotals, type UsageTotals } from '@toolbridge/core/runtime';
 export type {
-  Activity,
-  AggregateHealth,
-  Approval,
-  ApprovalDecision,
   ApprovalHandler,
   ApprovalHandlerAnswer,
-  ApprovalKind,
-  ApprovalMode,
-  ApprovalRecord,
-  ApprovalReply,
-  Attempt,
-  AttemptReason,
-  AuthStartResult,
-  AuthState,
   CallOptions,
-  Capability,
-  ChatMessage,
-  ChatRequest,
-  ChatResponse,
-  ChatResult,
   ConnectedTool,
-  ContentPart,
-  ErrorEnvelope,
-  FallbackChatResponse,
   HealthOptions,
-  HealthRecord,
-  ImagePart,
-  LiveHealthRecord,
-  PermissionLevel,
-  ResponseFormat,
-  SessionDetail,
-  SessionSummary,
-  StreamEvent,
-  TextPart,
-  Tool,
-  ToolAdapter,
-  ToolbridgeConfig,
-  ToolLoad,
   ToolRegistry,
-  TranscriptMessage,
-  Usage,
-  UsageLimits,
-  UsageWindow,
-} from '@toolbridge/core';
+} from '@toolbridge/core/runtime';
 
 // The fallback engine and the adapters, for apps that assemble their own
 export {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import type { Activity } from '@toolbridge/core/wire';
 import { ActivityTimeline, activityView, timelineSummary } from './activity.js';
 
 describe('ActivityTimeline', () => {
@@ -6,7 +7,8 @@ describe('ActivityTimeline', () => {
     const t = new ActivityTimeline();
     t.apply({ id: 'c1', kind: 'command', status: 'started', title: 'ls', command: 'ls -la' });
     t.apply({ id: 'r1', kind: 'reasoning', status: 'completed', title: 'Thinking', text: 'look first' });
-    t.apply({ id: 'c1', kind: 'command', status: 'completed', title: 'ls', exitCode: 0, outputTail: 'a.txt' });
+    // An update may leave out what it does not change (here the command); the row keeps it.
+    t.apply({ id: 'c1', kind: 'command', status: 'completed', title: 'ls', exitCode: 0, outputTail: 'a.txt' } as Activity);
     expect(t.items.map((a) => [a.id, a.status])).toEqual([
       ['c1', 'completed'],
       ['r1', 'completed'],
@@ -40,7 +42,7 @@ describe('activityView', () => {
       { label: 'Command', text: 'npm test' },
       { label: 'Output (last lines)', text: 'FAIL' },
     ]);
-    expect(timelineSummary([{ id: 'x', kind: 'command', status: 'failed', title: '' }])).toBe('1 step, 1 failed');
+    expect(timelineSummary([{ id: 'x', kind: 'command', status: 'failed', title: '', command: 'npm test' }])).toBe('1 step, 1 failed');
     // A title that is the command itself is not repeated below it.
     expect(activityView({ id: 'y', kind: 'command', status: 'completed', title: 'ls', command: 'ls' }).blocks).toEqual([]);
   });

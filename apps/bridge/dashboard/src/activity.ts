@@ -1,6 +1,6 @@
 /** An agent's steps as the playground shows them: one row per step id, updated in place (pure; no DOM). */
 
-import type { Activity } from './types.js';
+import type { Activity } from '@toolbridge/core/wire';
 
 const KIND_LABELS: Record<string, string> = {
   command: 'Command',

@@ -2,7 +2,8 @@
 
 import { attemptRow, summarizeDone } from './chat.js';
 import { el, factList, replaceChildren } from './dom.js';
-import type { Attempt, ChatDone } from './types.js';
+import type { Attempt } from '@toolbridge/core/wire';
+import type { ChatDone } from './chat.js';
 
 const ATTEMPT_COLUMNS = ['Tool', 'Try', 'Stage', 'Outcome', 'Reason', 'Latency'];
 

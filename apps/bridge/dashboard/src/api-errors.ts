@@ -1,6 +1,9 @@
 /** A failed API call as the page shows it, from the bridge's error envelope (pure; no DOM). */
 
-import type { Attempt, ErrorBody } from './types.js';
+import type { Attempt, ErrorEnvelope } from '@toolbridge/core/wire';
+
+/** The `error` of every error answer the bridge gives. */
+export type ErrorBody = ErrorEnvelope['error'];
 
 export interface ApiFailure {
   status: number;

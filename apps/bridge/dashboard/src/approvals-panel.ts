@@ -4,7 +4,7 @@ import { failureText } from './api-errors.js';
 import { ApiError, getJson, sendJson } from './api.js';
 import { approvalDetails, DECISION_LABELS, PendingApprovals, secondsLeft, type Decision } from './approvals.js';
 import { byId, el } from './dom.js';
-import type { Approval } from './types.js';
+import type { Approval } from '@toolbridge/core/wire';
 
 export class ApprovalsPanel {
   private readonly pending = new PendingApprovals();

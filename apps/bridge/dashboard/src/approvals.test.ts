@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { approvalDetails, PendingApprovals, secondsLeft } from './approvals.js';
-import type { Approval } from './types.js';
+import type { Approval } from '@toolbridge/core/wire';
 
 const base = {
   toolId: 'claude-code',

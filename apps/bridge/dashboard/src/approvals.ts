@@ -1,6 +1,6 @@
 /** Pending approvals as the page shows them (pure; no DOM). */
 
-import type { Approval } from './types.js';
+import type { Approval } from '@toolbridge/core/wire';
 
 export type Decision = 'allow' | 'allow_session' | 'deny';
 

@@ -3,8 +3,8 @@
 import { PERMISSION_LEVELS, type PermissionLevel } from './chat.js';
 import { byId, el } from './dom.js';
 import { formatBytes } from './format.js';
-import { imagePart, imageProblem } from './images.js';
-import type { ImagePart } from './types.js';
+import { imagePart, imageProblem, isImageMediaType } from './images.js';
+import type { ImagePart } from '@toolbridge/core/wire';
 
 interface Attached {
   name: string;
@@ -110,6 +110,7 @@ export class ChatOptions {
       return;
     }
     for (const file of files) {
+      if (!isImageMediaType(file.type)) continue; // imageProblem has refused it already
       const bytes = new Uint8Array(await file.arrayBuffer());
       this.images.push({ name: file.name, size: file.size, part: imagePart(file.type, bytes) });
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { attemptRow, chatCall, mcpServersOf, metadataFacts, moveItem, responseFormatOf, summarizeDone } from './chat.js';
+import { attemptRow, chatCall, mcpServersOf, metadataFacts, moveItem, responseFormatOf, summarizeDone, type ChatDone } from './chat.js';
 
 const form = { mode: 'single' as const, toolId: 'ollama', providers: [], prompt: 'Say hello', model: '' };
 
@@ -40,12 +40,13 @@ describe('summarizeDone', () => {
   it('shows model, latency, token usage and the attempts of a fallback', () => {
     const summary = summarizeDone({
       toolId: 'ollama',
+      type: 'runtime',
       model: 'llama3.2:1b',
       latencyMs: 1520,
       fallbackUsed: true,
       result: { message: { role: 'assistant', content: 'Hello' }, usage: { input_tokens: 12, output_tokens: 3 } },
       attempts: [
-        { toolId: 'claude-code', tryIndex: 0, stage: 'preflight', outcome: 'skipped', reason: 'auth_required' },
+        { toolId: 'claude-code', tryIndex: 0, stage: 'preflight', outcome: 'skipped', reason: 'unauthenticated', latencyMs: 0 },
         { toolId: 'ollama', tryIndex: 0, stage: 'execution', outcome: 'succeeded', latencyMs: 1500 },
       ],
     });
@@ -61,19 +62,20 @@ describe('summarizeDone', () => {
       ['output', '3'],
     ]);
     expect(summary.attempts.map(attemptRow)).toEqual([
-      ['claude-code', '1', 'preflight', 'skipped', 'auth_required', '–'],
+      ['claude-code', '1', 'preflight', 'skipped', 'unauthenticated', '0 ms'],
       ['ollama', '1', 'execution', 'succeeded', '–', '1.5 s'],
     ]);
   });
 
   it('copes with a bare response', () => {
-    expect(summarizeDone({ toolId: 'x' })).toEqual({ answer: '', facts: [['Tool', 'x']], usage: [], attempts: [] });
+    // What arrives over the network is read defensively, whatever its type says.
+    expect(summarizeDone({ toolId: 'x' } as ChatDone)).toEqual({ answer: '', facts: [['Tool', 'x']], usage: [], attempts: [] });
   });
 });
 
 describe('chatCall with the agent options', () => {
   it('sends the permission level, folder, schema, images and the session to continue', () => {
-    const image = { type: 'image' as const, data: 'AQ==', mediaType: 'image/png' };
+    const image = { type: 'image' as const, data: 'AQ==', mediaType: 'image/png' as const };
     const call = chatCall({
       ...form,
       permissions: 'workspace-write',
@@ -136,9 +138,13 @@ describe('summarizeDone with sessions, objects and metadata', () => {
   it('shows the session, the object pretty-printed, the transport and the permissions applied', () => {
     const s = summarizeDone({
       toolId: 'codex',
+      type: 'agent',
+      model: 'gpt-5',
+      latencyMs: 900,
       sessionId: 'tbs_abcdefgh',
       result: {
-        message: { content: '{"n":1}' },
+        message: { role: 'assistant', content: '{"n":1}' },
+        usage: {},
         object: { n: 1 },
         metadata: { transport: 'warm', permissions: { requested: 'full', applied: 'workspace-write', note: 'narrowed' } },
       },
@@ -146,12 +152,21 @@ describe('summarizeDone with sessions, objects and metadata', () => {
     expect(s.object).toBe('{\n  "n": 1\n}');
     expect(s.facts).toEqual([
       ['Tool', 'codex'],
+      ['Model', 'gpt-5'],
+      ['Latency', '900 ms'],
       ['Transport', 'warm'],
       ['Permissions', 'workspace-write (asked: full)'],
       ['Permissions note', 'narrowed'],
       ['Session', 'tbs_abcdefgh'],
     ]);
     expect(metadataFacts({ permissions: { level: 'read-only', source: 'request' } })).toEqual([['Permissions', 'read-only']]);
-    expect(summarizeDone({ toolId: 'x', result: { message: { content: 'hi' } } }).object).toBeUndefined();
+    const plain: ChatDone = {
+      toolId: 'x',
+      type: 'runtime',
+      model: 'm',
+      latencyMs: 1,
+      result: { message: { role: 'assistant', content: 'hi' }, usage: {} },
+    };
+    expect(summarizeDone(plain).object).toBeUndefined();
   });
 });

@@ -1,7 +1,10 @@
 /** The playground's requests and what it shows of their results (pure; no DOM). */
 
 import { formatLatency, usageEntries } from './format.js';
-import type { Attempt, ChatDone, ImagePart } from './types.js';
+import type { Attempt, ChatResponse, FallbackChatResponse, ImagePart } from '@toolbridge/core/wire';
+
+/** The answer of `POST /chat/:toolId`, or of `POST /chat` (which adds the fallback's attempts and route). */
+export type ChatDone = ChatResponse & Partial<Pick<FallbackChatResponse, 'fallbackUsed' | 'attempts' | 'route'>>;
 
 export const PERMISSION_LEVELS = ['read-only', 'workspace-write', 'full'] as const;
 export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];

@@ -1,10 +1,10 @@
 /** The fallback list of the playground: tick tools, move them up and down; the order is the order they are tried. */
 
 import { el, keepFocus } from './dom.js';
-import type { DiscoveredTool } from './types.js';
+import type { Tool } from '@toolbridge/core/wire';
 
 export interface FallbackListInput {
-  tools: readonly DiscoveredTool[];
+  tools: readonly Tool[];
   order: readonly string[];
   /** Ticked tools; the checkboxes change it in place. */
   included: Set<string>;

@@ -1,7 +1,7 @@
 /** Images attached to a prompt: checked against the bridge's limits before anything is sent (pure; no DOM). */
 
 import { formatBytes } from './format.js';
-import type { ImagePart } from './types.js';
+import type { ImageMediaType, ImagePart } from '@toolbridge/core/wire';
 
 /**
  * The bridge's bounds (core's LIMITS.maxImageBytes and maxImages; images.test.ts proves they
@@ -9,7 +9,10 @@ import type { ImagePart } from './types.js';
  */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 export const MAX_IMAGES = 8;
-export const IMAGE_MEDIA_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+export const IMAGE_MEDIA_TYPES: readonly ImageMediaType[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+/** A media type the bridge takes as an image. */
+export const isImageMediaType = (type: string): type is ImageMediaType => (IMAGE_MEDIA_TYPES as readonly string[]).includes(type);
 
 export interface ImageFile {
   name: string;
@@ -21,8 +24,7 @@ export interface ImageFile {
 export function imageProblem(files: readonly ImageFile[], alreadyAttached = 0): string | undefined {
   if (files.length + alreadyAttached > MAX_IMAGES) return `At most ${MAX_IMAGES} images per message (the bridge's limit).`;
   for (const f of files) {
-    if (!IMAGE_MEDIA_TYPES.includes(f.type))
-      return `${f.name} is not a PNG, JPEG, GIF or WebP image (it is ${f.type || 'of unknown type'}).`;
+    if (!isImageMediaType(f.type)) return `${f.name} is not a PNG, JPEG, GIF or WebP image (it is ${f.type || 'of unknown type'}).`;
     if (f.size > MAX_IMAGE_BYTES)
       return `${f.name} is ${formatBytes(f.size)}; the bridge takes images up to ${formatBytes(MAX_IMAGE_BYTES)}.`;
     if (f.size === 0) return `${f.name} is empty.`;
@@ -39,6 +41,6 @@ export function toBase64(bytes: Uint8Array): string {
 }
 
 /** The wire part for an image's bytes. */
-export function imagePart(type: string, bytes: Uint8Array): ImagePart {
+export function imagePart(type: ImageMediaType, bytes: Uint8Array): ImagePart {
   return { type: 'image', data: toBase64(bytes), mediaType: type };
 }

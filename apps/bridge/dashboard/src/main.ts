@@ -12,7 +12,7 @@ import { clearToken, getToken, setToken } from './token.js';
 import { UsagePanel } from './usage-panel.js';
 import { toolView } from './tool-state.js';
 import { renderCards, type LoginState } from './tools-view.js';
-import type { AggregateHealth, AuthStartResult, DiscoveredTool, HealthRecord } from './types.js';
+import type { AggregateHealth, AuthStartResult, LiveHealthRecord, Tool } from '@toolbridge/core/wire';
 
 const AUTO_REFRESH_MS = 30_000;
 
@@ -29,8 +29,8 @@ const bridgeMeta = byId('bridge-meta');
 const cards = byId('tools');
 
 const state = {
-  tools: [] as DiscoveredTool[],
-  health: new Map<string, HealthRecord>(),
+  tools: [] as Tool[],
+  health: new Map<string, LiveHealthRecord>(),
   logins: new Map<string, LoginState>(),
   refreshing: false,
   checkedAt: 0,
@@ -87,7 +87,7 @@ async function refresh(force: boolean): Promise<void> {
   try {
     const health = getJson<AggregateHealth>(`/health${query}`);
     health.catch(() => undefined); // handled below; discovery may fail first
-    const { tools } = await getJson<{ tools: DiscoveredTool[] }>(`/discover${query}`);
+    const { tools } = await getJson<{ tools: Tool[] }>(`/discover${query}`);
     state.tools = tools;
     playground.setTools(tools);
     render();

@@ -10,10 +10,12 @@ import { chatCall, moveItem } from './chat.js';
 import { ChatOptions, type SessionChoice } from './chat-options.js';
 import { byId, el } from './dom.js';
 import { renderFallbackList } from './fallback-list.js';
-import type { Activity, Approval, Attempt, ChatDone, DiscoveredTool, ErrorBody } from './types.js';
+import type { Activity, Approval, Attempt, Tool } from '@toolbridge/core/wire';
+import type { ChatDone } from './chat.js';
+import type { ErrorBody } from './api-errors.js';
 
 export class Playground {
-  private tools: DiscoveredTool[] = [];
+  private tools: Tool[] = [];
   /** Fallback order and which tools are in it; kept across refreshes. */
   private order: string[] = [];
   private included = new Set<string>();
@@ -66,7 +68,7 @@ export class Playground {
   }
 
   /** New discovery results: keep the user's picks, add tools not seen before. */
-  setTools(tools: DiscoveredTool[]): void {
+  setTools(tools: Tool[]): void {
     const firstTime = this.tools.length === 0;
     this.tools = tools;
     const ids = tools.map((t) => t.id);

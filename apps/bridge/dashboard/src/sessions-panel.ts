@@ -5,7 +5,7 @@ import { ApiError, deleteResource, errorText, getJson } from './api.js';
 import { byId, el, factList, replaceChildren } from './dom.js';
 import { formatLocalTime } from './format.js';
 import { byRecentUse, titleOf, transcriptEntries, turnsText, type TranscriptEntry } from './sessions.js';
-import type { SessionDetail, SessionSummary } from './types.js';
+import type { SessionDetail, SessionSummary } from '@toolbridge/core/wire';
 
 export interface SessionActions {
   /** Put the session in the chat box; `fork` branches off instead of continuing. */

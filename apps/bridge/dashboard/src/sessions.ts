@@ -1,6 +1,6 @@
 /** Sessions as the Sessions panel lists and reads them (pure; no DOM). */
 
-import type { ContentPart, SessionDetail, SessionSummary } from './types.js';
+import type { ContentPart, SessionDetail, SessionSummary } from '@toolbridge/core/wire';
 
 /** A message's text, and how many images it carried (images are not shown again, only counted). */
 export function messageText(content: string | readonly ContentPart[]): { text: string; images: number } {

@@ -1,18 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
 import { INSTALL_HINTS, loadFacts, modelEntries, safeHttpUrl, toolView } from './tool-state.js';
-import type { DiscoveredTool, HealthRecord } from './types.js';
+import type { LiveHealthRecord, Tool } from '@toolbridge/core/wire';
 
-const codex: DiscoveredTool = {
+const codex: Tool = {
   id: 'codex',
   name: 'Codex',
   type: 'agent',
+  capabilities: ['chat'],
   available: true,
   version: '0.169.0',
   models: ['gpt-5', 'gpt-5-codex'],
   defaultModel: 'gpt-5-codex',
 };
 
-function health(fields: Partial<HealthRecord>): HealthRecord {
+function health(fields: Partial<LiveHealthRecord>): LiveHealthRecord {
   return {
     toolId: 'codex',
     status: 'healthy',
@@ -22,6 +23,7 @@ function health(fields: Partial<HealthRecord>): HealthRecord {
     authStatus: 'authenticated',
     latencyMs: 12,
     checkedAt: '2026-01-01T00:00:00.000Z',
+    load: { active: 0, queued: 0, maxConcurrent: 4, maxQueued: 32 },
     ...fields,
   };
 }
@@ -92,10 +94,11 @@ describe('toolView', () => {
   });
 
   it('tells an installed but unreachable tool from a missing one', () => {
-    const ollama: DiscoveredTool = {
+    const ollama: Tool = {
       id: 'ollama',
       name: 'Ollama',
       type: 'runtime',
+      capabilities: ['chat'],
       available: false,
       models: [],
       reason: 'Ollama is not running at http://127.0.0.1:11434 (connection refused)',

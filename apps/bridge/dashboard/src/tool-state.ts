@@ -1,7 +1,7 @@
 /** What a tool's card says, from its discover and health records (pure; no DOM). */
 
 import { formatBytes, formatDuration } from './format.js';
-import type { DiscoveredTool, HealthRecord, ToolLoad, UsageWindow } from './types.js';
+import type { LiveHealthRecord, Tool, ToolLoad, UsageWindow } from '@toolbridge/core/wire';
 
 export type ToolStateKind = 'ready' | 'needs_login' | 'not_installed' | 'unavailable' | 'checking';
 
@@ -78,14 +78,14 @@ const STATE_LABELS: Record<ToolStateKind, string> = {
 };
 
 /** The default model first, then the others in the tool's order. */
-export function modelEntries(tool: Pick<DiscoveredTool, 'models' | 'defaultModel'>): ModelEntry[] {
+export function modelEntries(tool: Pick<Tool, 'models' | 'defaultModel'>): ModelEntry[] {
   const models = [...tool.models];
   if (tool.defaultModel && !models.includes(tool.defaultModel)) models.unshift(tool.defaultModel);
   const entries = models.map((name) => ({ name, isDefault: name === tool.defaultModel }));
   return [...entries.filter((e) => e.isDefault), ...entries.filter((e) => !e.isDefault)];
 }
 
-function authLabelOf(health: HealthRecord): string {
+function authLabelOf(health: LiveHealthRecord): string {
   switch (health.authStatus) {
     case 'authenticated':
       return health.authMethod ? `Logged in (${health.authMethod})` : 'Logged in';
@@ -115,7 +115,7 @@ function windowsOf(windows: Record<string, UsageWindow> | undefined): WindowView
  * A card's content. `health` is absent until the first health check answers;
  * discovery alone already says whether the tool is installed.
  */
-export function toolView(tool: DiscoveredTool, health: HealthRecord | undefined): ToolView {
+export function toolView(tool: Tool, health: LiveHealthRecord | undefined): ToolView {
   const base = {
     id: tool.id,
     name: tool.name,

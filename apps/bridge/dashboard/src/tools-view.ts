@@ -3,7 +3,7 @@
 import { append, el, externalLink, factList, withCode, withLinksAndCode, type Child } from './dom.js';
 import { clampPercent, formatLocalTime, formatPercent, resetsInText, usageLevel, windowLabel } from './format.js';
 import type { ToolView, WindowView } from './tool-state.js';
-import type { AuthStartResult } from './types.js';
+import type { AuthStartResult } from '@toolbridge/core/wire';
 
 export interface LoginState {
   pending: boolean;

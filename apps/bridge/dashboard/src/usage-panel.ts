@@ -3,7 +3,7 @@
 import { errorText, getJson } from './api.js';
 import type { SvgNode } from './charts.js';
 import { byId, el, replaceChildren } from './dom.js';
-import type { UsageSummary, WindowSnapshot } from './types.js';
+import type { UsageSummary, WindowSnapshot } from '@toolbridge/core/wire';
 import { outcomesChart, recentDays, tokensChart, USAGE_DAYS, windowCharts } from './usage-view.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';

@@ -4,7 +4,7 @@
  */
 
 import { lineChart, stackedBars, type Series, type SvgNode } from './charts.js';
-import type { UsageGroup, WindowSnapshot } from './types.js';
+import type { UsageGroup, WindowSnapshot } from '@toolbridge/core/wire';
 
 export const USAGE_DAYS = 7;
 const DAY_MS = 86_400_000;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { client, ndJsonStream, type ClientConnection, type SessionNotification } from '@agentclientprotocol/sdk';
-import { makeTempDir, waitFor } from '@toolbridge/test-suite';
+import { makeTempDir, waitFor } from '@toolbridge/test-suite/kit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';

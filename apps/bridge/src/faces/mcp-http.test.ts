@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Activity } from '@toolbridge/core';
-import { scriptedAdapter, waitFor } from '@toolbridge/test-suite';
+import { scriptedAdapter, waitFor } from '@toolbridge/test-suite/kit';
 import { memoryAdapter } from '../testing/adapters.js';
 import { startTestBridge, type TestBridge } from '../testing/harness.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createClaudeCodeAdapter } from '@toolbridge/adapter-claude-code';
 import { currentToolResults, startMockAnthropic, type MockAnthropicServer } from '@toolbridge/adapter-claude-code/testing';
-import { makeTempDir, pathWith, realCliBinDir, scriptedAdapter } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, realCliBinDir, scriptedAdapter } from '@toolbridge/test-suite/kit';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';

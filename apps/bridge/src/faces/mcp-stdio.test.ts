@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { makeTempDir, waitFor } from '@toolbridge/test-suite';
+import { makeTempDir, waitFor } from '@toolbridge/test-suite/kit';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { FACE_FIXTURE, fromSource, REPO_ROOT } from '../testing/faces.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { currentToolResults, startMockAnthropic, type MockAnthropicServer } from '@toolbridge/adapter-claude-code/testing';
 import { startMockResponsesServer, type MockResponsesServer } from '@toolbridge/adapter-codex/testing';
-import { makeTempDir, pathWith, realCliBinDir } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, realCliBinDir } from '@toolbridge/test-suite/kit';
 import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,7 +1,6 @@
 import {
   InvalidRequestError,
   toErrorEnvelope,
-  validateChatRequest,
   type Activity,
   type ChatRequest,
   type ContentPart,
@@ -10,6 +9,7 @@ import {
   type Approval,
   type ApprovalReply,
 } from '@toolbridge/core';
+import { validateChatRequest } from '@toolbridge/core/runtime';
 import type { ChatOptions, Toolbridge } from 'toolbridge';
 import { httpError } from '../errors.js';
 

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI from 'openai';
-import { makeTempDir, pathWith, replayScript, waitFor, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, replayScript, waitFor, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite/kit';
 import { capture as codexCapture } from '@toolbridge/adapter-codex/testing';
 import { startFakeOllama, type FakeOllama } from '@toolbridge/adapter-ollama/testing';
 import { createCodexAdapter, createOllamaAdapter, createToolbridge, type Toolbridge } from 'toolbridge';
-import { fakeToolScript, processAdapter } from '@toolbridge/test-suite';
+import { fakeToolScript, processAdapter } from '@toolbridge/test-suite/kit';
 import { serveOpenAI, type OpenAIServer } from './testing/serve.js';
 
 type APIError = InstanceType<typeof OpenAI.APIError>;

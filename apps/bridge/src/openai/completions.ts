@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { usageTotals, type ChatResponse, type Usage } from '@toolbridge/core';
+import { type ChatResponse, type Usage } from '@toolbridge/core';
+import { usageTotals } from '@toolbridge/core/runtime';
 
 export interface OpenAIUsage {
   prompt_tokens: number;

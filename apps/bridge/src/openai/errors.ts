@@ -1,4 +1,5 @@
-import { quoted, retryAfterMsOf, ToolbridgeError } from '@toolbridge/core';
+import { retryAfterMsOf, ToolbridgeError } from '@toolbridge/core';
+import { quoted } from '@toolbridge/core/runtime';
 import type { Response } from 'express';
 
 /** OpenAI's error object: what every OpenAI client parses from a failed call. */

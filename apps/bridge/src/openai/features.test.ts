@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { createToolbridge, type Toolbridge } from 'toolbridge';
-import { makeTempDir, scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite';
-import { textOf } from '@toolbridge/core';
+import { makeTempDir, scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
+import { textOf } from '@toolbridge/core/runtime';
 import { serveOpenAI, type OpenAIServer } from './testing/serve.js';
 
 /** A 1×1 PNG. */

@@ -1,13 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import {
-  createAjv,
-  describeSchemaError,
-  IMAGE_MEDIA_TYPES,
-  type ChatMessage,
-  type ContentPart,
-  type ImageMediaType,
-  type ResponseFormat,
-} from '@toolbridge/core';
+import { IMAGE_MEDIA_TYPES, type ChatMessage, type ContentPart, type ImageMediaType, type ResponseFormat } from '@toolbridge/core';
+import { createAjv, describeSchemaError } from '@toolbridge/core/runtime';
 import { OpenAIRequestError } from './errors.js';
 
 /**

@@ -9,7 +9,7 @@ import {
   AbortedError,
   type ToolAdapter,
 } from 'toolbridge';
-import { toolRequestOf, waitFor } from '@toolbridge/test-suite';
+import { toolRequestOf, waitFor } from '@toolbridge/test-suite/kit';
 import { createFakeAdapter } from './testing/fake-adapter.js';
 import { serveOpenAI, sseData, type OpenAIServer } from './testing/serve.js';
 

@@ -1,5 +1,6 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import { AbortedError, quoted, ToolUnavailableError, type ChatRequest } from '@toolbridge/core';
+import { AbortedError, ToolUnavailableError, type ChatRequest } from '@toolbridge/core';
+import { quoted } from '@toolbridge/core/runtime';
 import type { PermissionLevel, Toolbridge, ToolStreamEvent } from 'toolbridge';
 import { chunkFactory, toChatCompletion } from './completions.js';
 import { fromExposedHttpError } from '../http-errors.js';

@@ -1,7 +1,7 @@
 import type { UsageLimits } from '@toolbridge/core';
-import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
 
-export { fakeToolScript, processAdapter } from '@toolbridge/test-suite';
+export { fakeToolScript, processAdapter } from '@toolbridge/test-suite/kit';
 
 export interface MemoryAdapterOptions {
   type?: 'agent' | 'runtime';

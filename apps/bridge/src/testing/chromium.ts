@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { makeTempDir } from '@toolbridge/test-suite';
+import { makeTempDir } from '@toolbridge/test-suite/kit';
 
 /** Debian's Chromium (scripts/install-chromium.mjs); Playwright's own browser downloads are never used. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';

@@ -1,5 +1,6 @@
-import { textOf, type Activity, type ToolRequest } from '@toolbridge/core';
-import { scriptedAdapter, type ScriptedAdapter, type ScriptStep } from '@toolbridge/test-suite';
+import { type Activity, type ToolRequest } from '@toolbridge/core';
+import { textOf } from '@toolbridge/core/runtime';
+import { scriptedAdapter, type ScriptedAdapter, type ScriptStep } from '@toolbridge/test-suite/kit';
 
 /**
  * In-memory tools for the dashboard's agent features (test kit scripted adapters): an agent

@@ -7,7 +7,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import type { Activity, ToolAdapter } from '@toolbridge/core';
-import { scriptedAdapter } from '@toolbridge/test-suite';
+import { scriptedAdapter } from '@toolbridge/test-suite/kit';
 import { createToolbridge } from 'toolbridge';
 import { runCli } from '../cli-main.js';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFakeBin } from '@toolbridge/test-suite';
+import { writeFakeBin } from '@toolbridge/test-suite/kit';
 import { fakeClaudeProgram } from './fake-claude-script.js';
 
 /** Raw stdout captured from the real claude 2.1.330 (see captures/README.md). */

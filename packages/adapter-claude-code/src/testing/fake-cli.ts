@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { FakeCliDefinition } from '@toolbridge/test-suite';
+import type { FakeCliDefinition } from '@toolbridge/test-suite/kit';
 import { capture } from './fake-claude.js';
 
 /**

@@ -1,4 +1,4 @@
-import { startMockHttp, type MockExchange, type MockRequest, type SseOut } from '@toolbridge/test-suite';
+import { startMockHttp, type MockExchange, type MockRequest, type SseOut } from '@toolbridge/test-suite/kit';
 
 /** One unified rate-limit window as the Anthropic API reports it in response headers. */
 export interface MockWindow {

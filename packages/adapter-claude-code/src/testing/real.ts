@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { createRegistry, type ToolbridgeConfig, type ToolRegistry } from '@toolbridge/core';
-import { pathWith, realCliBinDir } from '@toolbridge/test-suite';
+import { type ToolbridgeConfig } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
+import { pathWith, realCliBinDir } from '@toolbridge/test-suite/kit';
 import { createClaudeCodeAdapter } from '../adapter.js';
 import type { ClaudeCodeAdapterOptions } from '../options.js';
 

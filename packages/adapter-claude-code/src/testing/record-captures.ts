@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathWith, realCliBinDir } from '@toolbridge/test-suite';
+import { pathWith, realCliBinDir } from '@toolbridge/test-suite/kit';
 import type { ToolMessage } from '@toolbridge/core';
 import { buildChatArgs } from '../argv.js';
 import { initializeLine, userLine } from '../input.js';

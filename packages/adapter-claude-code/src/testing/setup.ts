@@ -1,7 +1,8 @@
 import { afterEach } from '@jest/globals';
 import path from 'node:path';
-import { createRegistry, type ToolbridgeConfig } from '@toolbridge/core';
-import { makeTempDir, pathWith } from '@toolbridge/test-suite';
+import { type ToolbridgeConfig } from '@toolbridge/core';
+import { createRegistry } from '@toolbridge/core/runtime';
+import { makeTempDir, pathWith } from '@toolbridge/test-suite/kit';
 import { createClaudeCodeAdapter } from '../adapter.js';
 import type { ClaudeCodeAdapterOptions } from '../options.js';
 import { writeFakeClaude, type FakeClaudeSpec } from './fake-claude.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeTempDir, pathWith, replayScript, writeFakeBin } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, replayScript, writeFakeBin } from '@toolbridge/test-suite/kit';
 
 /** Output of the real codex 0.169.0, recorded byte for byte (copied from shared/cli-captures). */
 export const CAPTURES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'captures');

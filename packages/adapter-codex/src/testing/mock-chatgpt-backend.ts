@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { startMockHttp, type MockRequest } from '@toolbridge/test-suite';
+import { startMockHttp, type MockRequest } from '@toolbridge/test-suite/kit';
 
 /** One window of the backend's `GET /wham/usage` answer (the mock adds `reset_after_seconds`). */
 export interface WhamWindow {

@@ -1,6 +1,6 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { startMockHttp, type MockExchange, type MockRequest } from '@toolbridge/test-suite';
+import { startMockHttp, type MockExchange, type MockRequest } from '@toolbridge/test-suite/kit';
 
 /**
  * A minimal OpenAI Responses API (`POST /v1/responses`, SSE) that the real `codex` binary accepts

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { makeTempDir, pathWith, realCliBinDir, realRegistry, type ChatControl, type RealRegistry } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, realCliBinDir, realRegistry, type ChatControl, type RealRegistry } from '@toolbridge/test-suite/kit';
 import { createCodexAdapter } from '../adapter.js';
 import type { CodexAdapterOptions } from '../options.js';
 import { startMockResponsesServer, type MockResponsesServer } from './mock-responses-server.js';

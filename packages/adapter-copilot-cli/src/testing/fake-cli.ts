@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FakeCliDefinition } from '@toolbridge/test-suite';
+import type { FakeCliDefinition } from '@toolbridge/test-suite/kit';
 import { CAPTURES_DIR } from './fake-copilot.js';
 
 const cap = (name: string) => path.join(CAPTURES_DIR, name);

@@ -1,4 +1,4 @@
-import { capturesAt, fakeCliEnv, writeFakeBin, type CapturedReplay, type FakeCliEnv } from '@toolbridge/test-suite';
+import { capturesAt, fakeCliEnv, writeFakeBin, type CapturedReplay, type FakeCliEnv } from '@toolbridge/test-suite/kit';
 
 /** One run of the fake: what it prints, how it ends, the usage report it leaves. */
 export interface Replay extends CapturedReplay {

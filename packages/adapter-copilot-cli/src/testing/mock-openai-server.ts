@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { startMockHttp } from '@toolbridge/test-suite';
+import { startMockHttp } from '@toolbridge/test-suite/kit';
 
 /** What the mock answers one chat completion with. */
 export type ChatStep =

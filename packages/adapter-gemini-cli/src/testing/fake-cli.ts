@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { FakeCliDefinition } from '@toolbridge/test-suite';
+import type { FakeCliDefinition } from '@toolbridge/test-suite/kit';
 import { CAPTURES_DIR } from './fake-gemini.js';
 
 const cap = (name: string) => path.join(CAPTURES_DIR, name);

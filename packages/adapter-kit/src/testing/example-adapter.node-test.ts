@@ -3,8 +3,8 @@
 // example-adapter.test.ts as `node --conditions toolbridge-source --import tsx --test <this file>`.
 import test from 'node:test';
 import path from 'node:path';
-import { makeTempDir, pathWith, pathWithout, writeFakeBin } from '@toolbridge/test-suite';
-import { describeConformance, nodeTestRunner } from '@toolbridge/test-suite/conformance';
+import { makeTempDir, pathWith, pathWithout, writeFakeBin } from '@toolbridge/test-suite/kit';
+import { describeConformance, nodeTestRunner } from '@toolbridge/test-suite';
 import { createEchoAgentAdapter, echoAgentScript } from './example-adapter.js';
 
 describeConformance(nodeTestRunner(test), 'echo-agent under node:test', {

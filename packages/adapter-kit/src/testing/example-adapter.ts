@@ -60,6 +60,7 @@ class EchoEvents {
 
 export function createEchoAgentAdapter(command = 'echo-agent'): ToolAdapter {
   return defineAdapter({
+    specificationVersion: 'v1',
     id: 'echo-agent',
     name: 'Echo Agent',
     type: 'agent',

@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startMockHttp, type MockExchange, type MockRequest } from '@toolbridge/test-suite';
+import { startMockHttp, type MockExchange, type MockRequest } from '@toolbridge/test-suite/kit';
 import { answerLines } from './fake-answers.js';
 import { badImage, defaultCapabilities, installed, showOf, tagOf } from './fake-models.js';
 

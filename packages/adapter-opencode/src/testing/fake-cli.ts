@@ -1,4 +1,4 @@
-import type { FakeCliDefinition } from '@toolbridge/test-suite';
+import type { FakeCliDefinition } from '@toolbridge/test-suite/kit';
 import { capturePath as capture } from './captures.js';
 
 /**

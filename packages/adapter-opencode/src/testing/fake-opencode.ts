@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDir, pathWith, replayScript, writeFakeBin } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, replayScript, writeFakeBin } from '@toolbridge/test-suite/kit';
 import { capture } from './captures.js';
 
 type Replay = Parameters<typeof replayScript>[0];

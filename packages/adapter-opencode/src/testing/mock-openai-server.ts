@@ -5,7 +5,7 @@ export {
   type MockOpenAIServer,
   type MockChatRequest as MockRequest,
   type MockStep,
-} from '@toolbridge/test-suite';
+} from '@toolbridge/test-suite/kit';
 
 /**
  * `OPENCODE_CONFIG_CONTENT` declaring the mock as provider `mock` with models `mock-model` (text

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ToolbridgeConfig } from '@toolbridge/core';
-import { makeTempDir, pathWith, realCliBinDir, realRegistry, type ChatControl, type RealRegistry } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, realCliBinDir, realRegistry, type ChatControl, type RealRegistry } from '@toolbridge/test-suite/kit';
 import { createOpenCodeAdapter } from '../adapter.js';
 import type { OpenCodeAdapterOptions } from '../options.js';
 import {
@@ -78,4 +78,4 @@ export async function startRealOpenCode(
   };
 }
 
-export { transcriptOf } from '@toolbridge/test-suite';
+export { transcriptOf } from '@toolbridge/test-suite/kit';

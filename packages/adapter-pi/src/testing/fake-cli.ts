@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FakeCliDefinition } from '@toolbridge/test-suite';
+import type { FakeCliDefinition } from '@toolbridge/test-suite/kit';
 
 /** Recordings of the real `pi` 0.73.1 against the mock (the prompt "hi"; the cwd rewritten to /home/user/project). */
 export const CAPTURES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'captures');

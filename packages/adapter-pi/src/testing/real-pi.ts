@@ -10,7 +10,7 @@ import {
   type RealRegistry,
   type MockBehaviour,
   type MockOpenAIServer,
-} from '@toolbridge/test-suite';
+} from '@toolbridge/test-suite/kit';
 import { createPiAdapter } from '../adapter.js';
 import type { PiAdapterOptions } from '../options.js';
 import { mockModels } from './mock-models.js';

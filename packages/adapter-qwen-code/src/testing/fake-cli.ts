@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FakeCliDefinition } from '@toolbridge/test-suite';
+import type { FakeCliDefinition } from '@toolbridge/test-suite/kit';
 import { node22Binary } from '../../../../scripts/node22.mjs';
 
 /** The real qwen 0.24.4's output against the mock (recorded by hand; see the README's Testing section). */

@@ -1,4 +1,4 @@
-import { startMockHttp, type MockRequest } from '@toolbridge/test-suite';
+import { startMockHttp, type MockRequest } from '@toolbridge/test-suite/kit';
 
 /** What the mock answers one (non-memory) chat completion with. */
 export type QwenMockStep =

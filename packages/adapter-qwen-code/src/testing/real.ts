@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDir, pathWith, realCliBinDir } from '@toolbridge/test-suite';
+import { makeTempDir, pathWith, realCliBinDir } from '@toolbridge/test-suite/kit';
 import { node22Binary } from '../../../../scripts/node22.mjs';
 
 /** The pinned Node 22 the project installs (`pnpm clis`); Qwen Code does not run on Node 20. */

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeTempDir, scriptedAdapter, waitFor, type ScriptedAdapter } from '@toolbridge/test-suite';
+import { makeTempDir, scriptedAdapter, waitFor, type ScriptedAdapter } from '@toolbridge/test-suite/kit';
 import { InvalidRequestError, SessionBusyError, SessionNotFoundError } from '../errors.js';
 import { createRegistry, type ToolRegistry } from '../registry.js';
 import { textOf } from '../request.js';
@@ -256,9 +256,9 @@ describe('sessions', () => {
 
 /** A registry of the built core in a process of its own, over `home`, with an `echo` tool whose `stream` is given; runs `script` (the registry is `r`). */
 function registryProcess(home: string, stream: string, script: string) {
-  const core = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+  const core = fileURLToPath(new URL('../../dist/runtime.js', import.meta.url));
   const source = `import { createRegistry } from ${JSON.stringify(core)};
-    const adapter = { id: 'echo', name: 'echo', type: 'agent', capabilities: [], features: {}, configSchema: {},
+    const adapter = { specificationVersion: 'v1', id: 'echo', name: 'echo', type: 'agent', capabilities: [], features: {}, configSchema: {},
       detect: async () => ({ available: true, models: [] }), ${stream} };
     const r = createRegistry({ adapters: [adapter], env: { HOME: ${JSON.stringify(home)} } });
     ${script}`;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { createRegistry, type ChatRequest, type ToolAdapter, type ToolRequest, type ToolRegistry } from '@toolbridge/core';
+import { type ChatRequest, type ToolAdapter, type ToolRequest } from '@toolbridge/core';
+import { createRegistry, type ToolRegistry } from '@toolbridge/core/runtime';
 import { processesWithEnv } from '../processes.js';
 import type { TestRunner } from './runner.js';
 import type { ConformanceOptions, ConformanceScenario } from './types.js';

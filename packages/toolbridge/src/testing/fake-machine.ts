@@ -6,7 +6,7 @@ import { startFakeOllama, type FakeOllama, type FakeOllamaOptions } from '@toolb
 import { fakeOpenCodeCli } from '@toolbridge/adapter-opencode/testing';
 import { fakePiCli } from '@toolbridge/adapter-pi/testing';
 import { fakeQwenCli } from '@toolbridge/adapter-qwen-code/testing';
-import { makeFakeMachine as makeMachine, type FakeCliDefinition, type FakeMachine as Machine } from '@toolbridge/test-suite';
+import { makeFakeMachine as makeMachine, type FakeCliDefinition, type FakeMachine as Machine } from '@toolbridge/test-suite/kit';
 
 /** The fake CLIs of the default adapters, by binary name. */
 export const DEFAULT_FAKE_CLIS = {

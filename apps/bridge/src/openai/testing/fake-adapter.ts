@@ -1,5 +1,5 @@
 import type { ToolRequest, ToolType, Usage } from '@toolbridge/core';
-import { scriptedAdapter, type ScriptedAdapter, type ScriptStep } from '@toolbridge/test-suite';
+import { scriptedAdapter, type ScriptedAdapter, type ScriptStep } from '@toolbridge/test-suite/kit';
 
 /** What one chat of a fake tool does. */
 export interface FakeBehaviour {
