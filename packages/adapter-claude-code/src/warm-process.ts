@@ -49,8 +49,6 @@ export class ClaudeProcess implements WarmMember {
   used = false;
   /** Turns answered, for recycling. */
   turns = 0;
-  /** Lent to a chat now (the pool's lease, mirrored for choosing members). */
-  leased = false;
   private readonly proc: RunningProcess;
   private readonly controls: ControlChannel;
   private subscriber?: Subscription;

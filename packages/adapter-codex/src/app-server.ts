@@ -50,12 +50,8 @@ export class AppServer implements WarmMember {
   private readonly requestHandlers = new Map<string, ThreadRequestHandler>();
   private readonly exitListeners = new Set<() => void>();
   private gone = false;
-  /** Turns running on this server now (see `recycle`). */
-  activeTurns = 0;
   /** A turn left a command running (an interrupt does not stop it): end the server once its turns are done. */
   recycling = false;
-  /** Taken out of service (the transport no longer hands it out). */
-  retired = false;
   /** The server's own processes once it is up (the shim and the native binary): anything more is a command. */
   private baseline = new Set<number>();
 

@@ -41,10 +41,6 @@ export class OpenCodeServer implements WarmMember {
   private readonly exitListeners = new Set<() => void>();
   private readonly stop = new AbortController();
   private gone = false;
-  /** Taken out of service: it finishes its chats, then it is ended. */
-  retired = false;
-  /** Turns running on it now. */
-  activeTurns = 0;
   /** The directories it has served: OpenCode keeps an instance (~60–150 MB) per directory, never freed. */
   readonly directories = new Set<string>();
 
