@@ -5,6 +5,7 @@
  */
 export { otherActivity } from './activity.js';
 export { endGracefully } from './end-gracefully.js';
+export { LineProcess, PendingRequests, type LineProcessExit, type LineProcessSpec } from './line-process.js';
 export { approveAction, insideRoots, refusedByLevel } from './approvals.js';
 export { acpMcpServers, mcpConfigJson, type AcpMcpServer, type McpConfigServer } from './mcp-servers.js';
 export { adapterConfig, configPrefix, type AdapterConfig, type KeyDeclaration } from './config.js';
