@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { envFingerprint, warmFingerprint, WarmTransport, whichOnPath, type WarmSetup } from '@toolbridge/adapter-kit';
 import type { CallContext, ChatContext, StreamEvent, ToolRequest, WarmLoad } from '@toolbridge/core';
-import { AppServer } from './app-server.js';
+import { AppServer } from './warm-process.js';
 import { EXEC_API_KEY_ENV } from './auth.js';
 import type { CodexAdapterOptions } from './options.js';
 import type { TurnSettings } from './turn.js';

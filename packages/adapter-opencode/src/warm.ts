@@ -14,7 +14,7 @@ import { TOOL_ID } from './config.js';
 import type { ModelCatalogs } from './images.js';
 import { modelFor } from './models.js';
 import type { ResolvedOptions } from './options.js';
-import { OpenCodeServer } from './serve-process.js';
+import { OpenCodeServer } from './warm-process.js';
 import type { SessionDirs } from './session-dirs.js';
 import { runTurn } from './spawn.js';
 import { serveTurn } from './warm-turn.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { warmFingerprint, WarmTransport, whichOnPath, type WarmSetup } from '@toolbridge/adapter-kit';
 import type { CallContext, ChatContext, StreamEvent, ToolRequest, WarmLoad } from '@toolbridge/core';
 import type { PiAdapterOptions } from './options.js';
-import { RpcProcess, type RpcSpec } from './rpc-process.js';
+import { RpcProcess, type RpcSpec } from './warm-process.js';
 import { commonArgs, runEnv, type TurnSettings } from './turn.js';
 import { rpcTurn } from './warm-turn.js';
 

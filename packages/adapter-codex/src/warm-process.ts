@@ -74,7 +74,7 @@ export class AppServer implements WarmMember {
       // The originator Codex sends upstream is this name: the one `codex exec` sends, so the provider sees the same client on both transports.
       await server.request(
         'initialize',
-        // `experimentalApi`: a thread with approvals asks for `rawResponseItem/completed` (see app-server-approvals.ts).
+        // `experimentalApi`: a thread with approvals asks for `rawResponseItem/completed` (see warm-approvals.ts).
         { clientInfo: { name: 'codex_exec', title: 'Toolbridge', version: '1' }, capabilities: { experimentalApi: true } },
         o.timeoutMs,
       );

@@ -1,6 +1,6 @@
 import { approveAction } from '@toolbridge/adapter-kit';
 import type { ApprovalRequest, ChatContext, PermissionLevel } from '@toolbridge/core';
-import type { Notification } from './app-server.js';
+import type { Notification } from './warm-process.js';
 import { findCall } from './rollout.js';
 
 type Json = Record<string, unknown>;

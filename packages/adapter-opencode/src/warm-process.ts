@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { spawnProcess, stripAnsi, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, tail, TimeoutError } from '@toolbridge/core';
 import { TOOL_ID } from './config.js';
-import { ServeClient, sessionOf, type ServeEvent } from './serve-client.js';
+import { ServeClient, sessionOf, type ServeEvent } from './warm-client.js';
 
 /** The line `opencode serve` prints once it listens (the SDK's `createOpencodeServer` waits for it too). */
 const LISTENING = /^opencode server listening on (https?:\/\/\S+)/;
