@@ -51,11 +51,15 @@ describe('LineProcess', () => {
     expect(await p.next(signal)).toBeUndefined();
   });
 
-  it('fails what waits on it when the process exits, with how it ended', async () => {
+  it('fails what waits on it when the process exits, with how it ended, and tells its exit listeners', async () => {
     const p = new Echo();
     const waiting = p.pending.request(async () => undefined);
+    let exits = 0;
+    p.onExit(() => exits++);
     await p.write(`${JSON.stringify({ exit: 3 })}\n`);
     await expect(waiting).rejects.toThrow('ended: bye');
+    await new Promise((r) => setTimeout(r, 10));
+    expect(exits).toBe(1);
     expect(await p.next(AbortSignal.timeout(20_000))).toBeUndefined();
     expect(p.exitInfo.exitCode).toBe(3);
     await p.close();

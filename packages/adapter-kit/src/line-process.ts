@@ -23,6 +23,9 @@ export class PendingRequests<A> {
   private readonly waiting = new Map<string, { resolve(answer: A): void; reject(e: Error): void }>();
   private seq = 0;
 
+  /** `prefix`: what request ids start with before their number ('' gives plain numbers, as JSON-RPC servers expect). */
+  constructor(private readonly prefix = 'tb_') {}
+
   /**
    * Send a request under a fresh id (`send` writes it) and wait for its answer; `late()` is the
    * error once `timeoutMs` has passed, and an abort of `signal` rejects with its reason.
@@ -31,7 +34,7 @@ export class PendingRequests<A> {
     send: (id: string) => Promise<void>,
     bound: { timeoutMs?: number; late?: () => Error; signal?: AbortSignal } = {},
   ): Promise<A> {
-    const id = `tb_${++this.seq}`;
+    const id = `${this.prefix}${++this.seq}`;
     const answer = new Promise<A>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     let timer: NodeJS.Timeout | undefined;
     const late =
@@ -92,6 +95,7 @@ export abstract class LineProcess<T> implements WarmMember {
   /** Why reading its output failed (killed, output cap), when it did. */
   protected failure?: Error;
   readonly #reader: Promise<void>;
+  readonly #exitListeners = new Set<() => void>();
 
   /** `graceMs`: how long `close()` waits after closing stdin before it kills the group. */
   protected constructor(
@@ -132,18 +136,25 @@ export abstract class LineProcess<T> implements WarmMember {
     } finally {
       this.#ended = true;
       this.onEnd();
-      this.notify();
+      this.#rouse();
+      for (const l of [...this.#exitListeners]) l();
     }
+  }
+
+  /** Be told when it has ended (crash, kill, close); the returned function stops it. */
+  onExit(listener: () => void): () => void {
+    this.#exitListeners.add(listener);
+    return () => this.#exitListeners.delete(listener);
   }
 
   /** Queue an item for the turn reading `next()`. */
   protected deliver(item: T): void {
     this.#queue.push(item);
-    this.notify();
+    this.#rouse();
   }
 
   /** Wake whoever waits in `next()`. */
-  protected notify(): void {
+  #rouse(): void {
     const wake = this.#wake;
     this.#wake = undefined;
     wake?.();
