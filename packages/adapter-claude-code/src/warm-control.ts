@@ -1,3 +1,4 @@
+import { PendingRequests } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
 import { TOOL_ID } from './config.js';
 import { controlResponseLine } from './approvals.js';
@@ -15,8 +16,7 @@ export const CONTROL_TIMEOUT_MS = 10_000;
  * its, or one when nobody listens, is refused at once.
  */
 export class ControlChannel {
-  private readonly pending = new Map<string, { resolve(v: Json): void; reject(e: Error): void }>();
-  private seq = 0;
+  private readonly pending = new PendingRequests<Json>();
   /** Answers `can_use_tool` for the turn running now. */
   onToolUse?: (request: Json) => Promise<Json>;
 
@@ -26,12 +26,13 @@ export class ControlChannel {
   handle(json: Json | undefined): boolean {
     if (json?.type === 'control_response') {
       const response = (json.response ?? {}) as Json;
-      const waiting = this.pending.get(String(response.request_id));
-      if (!waiting) return true;
-      this.pending.delete(String(response.request_id));
-      if (response.subtype === 'success') waiting.resolve((response.response ?? {}) as Json);
+      const id = String(response.request_id);
+      if (response.subtype === 'success') this.pending.settle(id, (response.response ?? {}) as Json);
       else
-        waiting.reject(new ProviderExecutionError(`Claude Code refused a control request: ${String(response.error)}`, { toolId: TOOL_ID }));
+        this.pending.fail(
+          id,
+          new ProviderExecutionError(`Claude Code refused a control request: ${String(response.error)}`, { toolId: TOOL_ID }),
+        );
       return true;
     }
     if (json?.type === 'control_request') {
@@ -55,33 +56,15 @@ export class ControlChannel {
     timeoutMs = CONTROL_TIMEOUT_MS,
     line: (id: string) => string = (id) => controlLine(id, request),
   ): Promise<Json> {
-    const id = `tb_${++this.seq}`;
-    const answer = new Promise<Json>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_r, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new TimeoutError(`Claude Code did not answer ${String(request.subtype)} within ${timeoutMs} ms`, {
-              toolId: TOOL_ID,
-              timeoutMs,
-            }),
-          ),
-        timeoutMs,
-      );
+    return this.pending.request((id) => this.write(line(id)), {
+      timeoutMs,
+      late: () =>
+        new TimeoutError(`Claude Code did not answer ${String(request.subtype)} within ${timeoutMs} ms`, { toolId: TOOL_ID, timeoutMs }),
     });
-    try {
-      await this.write(line(id));
-      return await Promise.race([answer, timeout]);
-    } finally {
-      clearTimeout(timer);
-      this.pending.delete(id);
-    }
   }
 
   /** The process ended: every request still waiting fails with `error`. */
   failAll(error: Error): void {
-    for (const p of this.pending.values()) p.reject(error);
-    this.pending.clear();
+    this.pending.failAll(error);
   }
 }

@@ -1,21 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { endGracefully, parseJsonLine, processRunning, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { LineProcess, parseJsonLine, processRunning, type LineProcessSpec } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError } from '@toolbridge/core';
-import { raceAbort } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
-import { failureWithoutResult, type ExitInfo } from './failures.js';
+import { failureWithoutResult } from './failures.js';
 import { initializeLine } from './input.js';
 import { CONTROL_TIMEOUT_MS, ControlChannel } from './warm-control.js';
 
 type Json = Record<string, unknown>;
 
 /** How a warm process is started: argv, environment and working directory are fixed for its life. */
-export interface ProcessSpec {
-  command: string;
-  args: string[];
-  env: NodeJS.ProcessEnv;
-  cwd: string;
+export interface ProcessSpec extends LineProcessSpec {
   /** The process's own directory (its TMPDIR, system prompt file, neutral cwd), removed when it ends. */
   dir: string;
   /** Only the first `initialize` of a process applies a schema. */
@@ -29,11 +24,6 @@ const EXIT_GRACE_MS = 2_000;
 /** An interrupted turn ends in 15-70 ms (measured, tools' process trees included); beyond this the process is killed. */
 const INTERRUPT_SETTLE_MS = 3_000;
 
-interface Subscription {
-  lines: string[];
-  wake?: () => void;
-}
-
 /**
  * One long-lived `claude -p --input-format stream-json` process. Nothing is printed before the
  * first input line, so readiness is the answer to the first `initialize` control request. One
@@ -41,7 +31,7 @@ interface Subscription {
  * `command_lifecycle` "started" for its uuid and its `result`, so output of anything else (a
  * background job's own follow-up turn) never mixes into a chat.
  */
-export class ClaudeProcess implements WarmMember {
+export class ClaudeProcess extends LineProcess<string> {
   /** The Claude Code session the process holds now (after its first turn). */
   conversation?: string;
   /** The model that answered its last turn. */
@@ -50,24 +40,16 @@ export class ClaudeProcess implements WarmMember {
   used = false;
   /** Turns answered, for recycling. */
   turns = 0;
-  /** Lent to a chat now (the pool's lease, mirrored for choosing members). */
-  leased = false;
-  private readonly proc: RunningProcess;
-  private readonly controls: ControlChannel;
-  private subscriber?: Subscription;
-  private ended = false;
+  private readonly controls = new ControlChannel((line) => this.write(line));
+  /** The command whose lines are read now (none: lines of anything else are dropped). */
+  private reading?: string;
   private killed = false;
-  private exit: ExitInfo = { exitCode: null, signal: null, stderrTail: '' };
-  private failure?: Error;
-  private readonly reader: Promise<void>;
 
   private constructor(
     readonly key: string,
     private readonly spec: ProcessSpec,
   ) {
-    this.proc = spawnProcess({ command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd, interactive: true, toolId: TOOL_ID });
-    this.controls = new ControlChannel((line) => this.proc.write(line));
-    this.reader = this.read();
+    super(spec, TOOL_ID, EXIT_GRACE_MS);
   }
 
   /** Start a process and wait until it answers its first `initialize`. */
@@ -81,10 +63,6 @@ export class ClaudeProcess implements WarmMember {
       await p.close();
       throw e;
     }
-  }
-
-  get pid(): number | undefined {
-    return this.proc.pid;
   }
 
   /** The working directory it runs in (Claude Code files its sessions under it). */
@@ -102,38 +80,18 @@ export class ClaudeProcess implements WarmMember {
    * as gone from /proc (or as a zombie) before Node has read its pipes' end, and a chat that
    * arrives in between must not be written into it.
    */
-  get alive(): boolean {
-    return !this.ended && !this.killed && !this.proc.exited && (this.pid === undefined || processRunning(this.pid));
+  override get alive(): boolean {
+    return super.alive && !this.killed && !this.proc.exited && (this.pid === undefined || processRunning(this.pid));
   }
 
-  /** How the process ended (for errors of a turn it did not finish). */
-  get exitInfo(): ExitInfo {
-    return this.exit;
-  }
-
-  private async read(): Promise<void> {
-    try {
-      for await (const line of this.proc) this.dispatch(line);
-      this.exit = await this.proc.result;
-    } catch (e) {
-      this.failure = e as Error;
-    } finally {
-      this.ended = true;
-      // Not installed, or refused at start (root and bypassPermissions): the run's own error says so.
-      const gone = this.failure ?? failureWithoutResult(undefined, this.exit, false);
-      this.controls.failAll(gone);
-      this.subscriber?.wake?.();
-    }
-  }
-
-  private dispatch(line: string): void {
+  protected onLine(line: string): void {
     if (this.controls.handle(parseJsonLine(line))) return;
-    const s = this.subscriber;
-    if (!s) return;
-    s.lines.push(line);
-    const wake = s.wake;
-    s.wake = undefined;
-    wake?.();
+    if (this.reading) this.deliver(line);
+  }
+
+  protected onEnd(): void {
+    // Not installed, or refused at start (root and bypassPermissions): the run's own error says so.
+    this.controls.failAll(this.failure ?? failureWithoutResult(undefined, this.exitInfo, false));
   }
 
   /**
@@ -145,31 +103,21 @@ export class ClaudeProcess implements WarmMember {
    */
   async *command(userMessage: Json, signal: AbortSignal): AsyncGenerator<string> {
     const uuid = randomUUID();
-    const sub: Subscription = { lines: [] };
-    this.subscriber = sub;
+    this.clearQueue();
+    this.reading = uuid;
     const state = { started: false, finished: false };
     try {
-      await this.proc.write(JSON.stringify({ ...userMessage, uuid }) + '\n');
+      await this.write(JSON.stringify({ ...userMessage, uuid }) + '\n');
       for (;;) {
-        const line = await this.next(sub, signal);
+        const line = await this.next(signal);
         if (line === undefined) return;
         if (!this.follow(line, uuid, state)) continue;
         yield line;
         if (state.finished) return;
       }
     } finally {
-      if (!state.finished && this.alive) await this.interrupt(sub, uuid, state);
-      if (this.subscriber === sub) this.subscriber = undefined;
-    }
-  }
-
-  /** The next line for a subscription; undefined once the process has ended. */
-  private async next(sub: Subscription, signal: AbortSignal): Promise<string | undefined> {
-    for (;;) {
-      const line = sub.lines.shift();
-      if (line !== undefined) return line;
-      if (!this.alive) return undefined;
-      await raceAbort(new Promise<void>((r) => (sub.wake = r)), signal);
+      if (!state.finished && this.alive) await this.interrupt(uuid, state);
+      if (this.reading === uuid) this.reading = undefined;
     }
   }
 
@@ -187,12 +135,12 @@ export class ClaudeProcess implements WarmMember {
   }
 
   /** Interrupt the running command (its tools' process trees too) and read on to its end, within a bound. */
-  private async interrupt(sub: Subscription, uuid: string, state: { started: boolean; finished: boolean }): Promise<void> {
+  private async interrupt(uuid: string, state: { started: boolean; finished: boolean }): Promise<void> {
     void this.controls.request({ subtype: 'interrupt' }).catch(() => undefined);
     const deadline = AbortSignal.timeout(INTERRUPT_SETTLE_MS);
     try {
       while (!state.finished) {
-        const line = await this.next(sub, deadline);
+        const line = await this.next(deadline);
         if (line === undefined) return;
         this.follow(line, uuid, state);
       }
@@ -235,15 +183,14 @@ export class ClaudeProcess implements WarmMember {
   }
 
   /** End it: close stdin (an idle process exits in ~25 ms), then the process group; remove its directory. */
-  async close(): Promise<void> {
-    await endGracefully(this.proc, EXIT_GRACE_MS);
-    await this.reader;
+  override async close(): Promise<void> {
+    await super.close();
     await rm(this.spec.dir, { recursive: true, force: true }).catch(() => undefined);
   }
 
   /** Kill it now (a turn that could not be interrupted). */
-  kill(): void {
+  override kill(): void {
     this.killed = true;
-    this.proc.kill();
+    super.kill();
   }
 }

@@ -23,8 +23,8 @@ export async function* warmTurn(
     /** The chat continues the session the process holds (no fresh conversation). */
     continues: boolean;
     onRateLimit(info: RateLimitInfo): Promise<void>;
-    /** `said` once the turn has passed something on (it can no longer be retried elsewhere); `background` once it started a background job. */
-    progress: { said: boolean; background: boolean };
+    /** `background` once it started a background job. */
+    progress: { background: boolean };
     /** An approvals chat: the level its `can_use_tool` answers are checked against. */
     asks?: PermissionLevel;
   },
@@ -45,10 +45,7 @@ export async function* warmTurn(
       // A background job outlives the turn (and would ask the model again on its own): the process must not serve another chat.
       if (parser.backgroundJobs > 0) o.progress.background = true;
       if (rateLimit) await o.onRateLimit(rateLimit);
-      for (const event of events) {
-        o.progress.said = true;
-        yield event;
-      }
+      yield* events;
     }
   } finally {
     ctx.interrupt?.removeEventListener('abort', onInterrupt);

@@ -1,14 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import {
-  DEFAULT_WARM_IDLE_MS,
-  groupRssBytes,
-  retriesOnFreshProcess,
-  warmFingerprint,
-  warmIdleMs,
-  WarmPool,
-  type WarmLease,
-} from '@toolbridge/adapter-kit';
+import { groupRssBytes, warmFingerprint, WarmTransport, type WarmLease } from '@toolbridge/adapter-kit';
 import type { CallContext, ChatContext, StreamEvent, ToolRequest, WarmLoad } from '@toolbridge/core';
 import { claudeCodeConfig, LEVEL_OF } from './config.js';
 import type { ClaudeCodeAdapterOptions } from './options.js';
@@ -42,9 +34,8 @@ export class ClaudeWarm {
   private readonly members = new Set<ClaudeProcess>();
   /** Retirements under way: a new process waits for them, so stale ones do not hold the pool's places. */
   private readonly retiring = new Set<Promise<void>>();
-  private readonly pool: WarmPool<ClaudeProcess>;
+  private readonly warm: WarmTransport<ClaudeProcess>;
   private seq = 0;
-  private idleMs = DEFAULT_WARM_IDLE_MS;
   /** Whether the last call's settings had warm mode on (unknown, so off, before the first call). */
   private enabled = false;
 
@@ -52,7 +43,7 @@ export class ClaudeWarm {
     private readonly o: ClaudeCodeAdapterOptions,
     private readonly stateDir: (env: NodeJS.ProcessEnv) => string,
   ) {
-    this.pool = new WarmPool<ClaudeProcess>({
+    this.warm = new WarmTransport<ClaudeProcess>({
       mode: 'exclusive',
       maxMembers: o.warmMaxProcesses ?? 4,
       start: async (key) => {
@@ -73,10 +64,9 @@ export class ClaudeWarm {
 
   /** Why this chat takes the spawn path, or undefined when a warm process can take it. */
   spawnReason(ctx: CallContext, request: ToolRequest): string | undefined {
-    this.idleMs = warmIdleMs(ctx.config);
-    this.enabled = this.o.warm !== false && claudeCodeConfig.read(ctx.config).warm !== false && this.idleMs > 0;
+    this.enabled = this.o.warm !== false && claudeCodeConfig.read(ctx.config).warm !== false && this.warm.configure(ctx.config) > 0;
     if (!this.enabled) {
-      void this.pool.closeAll();
+      void this.warm.pool.closeAll();
       return 'warm transport turned off (claudeCodeWarm, warmIdleMs or the warm option)';
     }
     // A fork is a new process either way (`--fork-session` is a launch flag).
@@ -98,14 +88,12 @@ export class ClaudeWarm {
     if (this.spawnReason(ctx, request)) return false;
     const plain = turn.access.access === 'none' && (await plainEquivalent(ctx.cwd, this.parentDir(ctx.env)));
     const launch = launchOf(this.o, request, ctx.env, turn, plain ? undefined : ctx.cwd);
-    for (let attempt = 0; ; attempt++) {
+    return yield* this.warm.run({
+      signal: ctx.signal,
       // The retry takes a process started for it: another pooled one may have died the same way (all killed at once).
-      const lease = await this.acquire(launch, request, turn.persist, ctx.signal, attempt > 0);
-      if (!lease) return false;
-      const member = lease.member;
-      member.leased = true;
-      const progress = { said: false, background: false };
-      try {
+      lease: (attempt) => this.acquire(launch, request, turn.persist, ctx.signal, attempt > 0),
+      progress: () => ({ said: false, background: false }),
+      turn: async function* (member, progress) {
         const result = yield* warmTurn(member, request, ctx, {
           ...(launch.structured ? { structured: launch.structured } : {}),
           continues: request.resume !== undefined,
@@ -118,15 +106,10 @@ export class ClaudeWarm {
           result: { ...result, metadata: { ...result.metadata, permissions: turn.access.report, transport: 'warm' } },
         };
         return true;
-      } catch (e) {
-        if (retriesOnFreshProcess({ attempt, said: progress.said }, member, ctx.signal)) continue;
-        throw e;
-      } finally {
-        member.leased = false;
-        // An interrupted turn that settled leaves the process usable; one that did not was killed.
-        lease.release(!progress.background && this.healthy(member));
-      }
-    }
+      },
+      // An interrupted turn that settled leaves the process usable; one that did not was killed.
+      reusable: (member, progress) => !progress.background && this.healthy(member),
+    });
   }
 
   private healthy(member: ClaudeProcess): boolean {
@@ -195,7 +178,7 @@ export class ClaudeWarm {
         this.recipes.delete(m.key);
         continue;
       }
-      if (m.leased) continue;
+      if (this.warm.activeTurns(m) > 0 || this.warm.isRetired(m)) continue;
       const started = recipe.launch.fingerprint;
       if (warmFingerprint({}, recipe.launch.files) !== started) this.retire(m, started);
       else if (recipe.launch.base === launch.base && started === launch.fingerprint) out.push(m);
@@ -204,35 +187,17 @@ export class ClaudeWarm {
   }
 
   private retire(m: ClaudeProcess, fingerprint: string): void {
-    m.leased = true; // never chosen again meanwhile
-    const done = this.pool
-      .acquire(m.key, fingerprint, this.idleMs)
+    this.warm.retire(m); // never chosen again meanwhile
+    const done = this.warm.pool
+      .acquire(m.key, fingerprint, this.warm.idleMs)
       .then((lease) => lease?.release(false))
       .catch(() => undefined)
       .finally(() => this.retiring.delete(done));
     this.retiring.add(done);
   }
 
-  /** A pool lease, given up when the chat is cancelled meanwhile (a process still starting then waits idle). */
-  private async lease(key: string, fingerprint: string, signal: AbortSignal): Promise<WarmLease<ClaudeProcess> | undefined> {
-    const pending = this.pool.acquire(key, fingerprint, this.idleMs).catch(() => undefined);
-    if (signal.aborted) {
-      void pending.then((l) => l?.release(true));
-      signal.throwIfAborted();
-    }
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_r, reject) => {
-      onAbort = () => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([pending, aborted]);
-    } catch (e) {
-      void pending.then((l) => l?.release(true));
-      throw e;
-    } finally {
-      signal.removeEventListener('abort', onAbort!);
-    }
+  private lease(key: string, fingerprint: string, signal: AbortSignal): Promise<WarmLease<ClaudeProcess> | undefined> {
+    return this.warm.lease({ key, fingerprint }, signal);
   }
 
   /** Start a process for plain chats of the configured defaults ahead of the first chat (`serve` start-up). */
@@ -243,15 +208,14 @@ export class ClaudeWarm {
     if (this.idle(launch).length > 0) return;
     const key = `${launch.base}#${++this.seq}`;
     this.recipes.set(key, { launch });
-    await this.pool.prewarm(key, launch.fingerprint, this.idleMs);
+    await this.warm.prewarm({ key, fingerprint: launch.fingerprint });
   }
 
   load(): WarmLoad | undefined {
-    if (!this.enabled) return undefined;
-    return { ...this.pool.load(), idleTimeoutMs: this.idleMs };
+    return this.warm.load(this.enabled);
   }
 
   close(): Promise<void> {
-    return this.pool.close();
+    return this.warm.close();
   }
 }

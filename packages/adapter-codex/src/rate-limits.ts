@@ -1,6 +1,6 @@
 import { type UsageLimits } from '@toolbridge/core';
 import { raceAbort } from '@toolbridge/core/runtime';
-import type { AppServer } from './app-server.js';
+import type { AppServer } from './warm-process.js';
 import { namedWindows } from './usage-limits.js';
 
 /**

@@ -1,9 +1,9 @@
 import { imagesOf } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
 import { raceAbort } from '@toolbridge/core/runtime';
-import { isApprovalRequest, ThreadApprovals } from './app-server-approvals.js';
-import { AppServerTurn } from './app-server-events.js';
-import { RpcError, type AppServer, type Notification } from './app-server.js';
+import { isApprovalRequest, ThreadApprovals } from './warm-approvals.js';
+import { AppServerTurn } from './warm-events.js';
+import { RpcError, type AppServer, type Notification } from './warm-process.js';
 import { CodexEventParser } from './events.js';
 import { LEVEL_OF } from './config.js';
 import { classifyFailure, TOOL_ID } from './failures.js';
@@ -32,7 +32,7 @@ function threadParams(request: ToolRequest, ctx: ChatContext, turn: TurnSettings
     // is asked (under "on-request" a command inside the sandbox never is). Without, nobody is there
     // to answer: the default ("on-request") could still ask, so "never".
     approvalPolicy: ctx.approvals ? 'untrusted' : 'never',
-    // The model's raw calls, to see which asks to leave the sandbox (app-server-approvals.ts).
+    // The model's raw calls, to see which asks to leave the sandbox (warm-approvals.ts).
     ...(ctx.approvals ? { experimentalRawEvents: true } : {}),
     ...(turn.model ? { model: turn.model } : {}),
     config: {

@@ -1,17 +1,8 @@
 import path from 'node:path';
-import {
-  DEFAULT_WARM_IDLE_MS,
-  envFingerprint,
-  retriesOnFreshProcess,
-  warmFingerprint,
-  warmIdleMs,
-  WarmPool,
-  whichOnPath,
-} from '@toolbridge/adapter-kit';
-import { type CallContext, type ChatContext, type StreamEvent, type ToolRequest, type WarmLoad } from '@toolbridge/core';
-import { raceAbort } from '@toolbridge/core/runtime';
-import { AppServer } from './app-server.js';
+import { envFingerprint, warmFingerprint, WarmTransport, whichOnPath, type WarmSetup } from '@toolbridge/adapter-kit';
+import type { CallContext, ChatContext, StreamEvent, ToolRequest, WarmLoad } from '@toolbridge/core';
 import { overrideArgs } from './argv.js';
+import { AppServer } from './warm-process.js';
 import { EXEC_API_KEY_ENV } from './auth.js';
 import type { CodexMcpSetup } from './mcp-servers.js';
 import type { CodexAdapterOptions } from './options.js';
@@ -44,26 +35,24 @@ function configArgs(extra: readonly string[]): string[] | undefined {
  */
 export class CodexWarm {
   private readonly specs = new Map<string, ServerSpec>();
-  private readonly pool = new WarmPool<AppServer>({
-    mode: 'shared',
-    // One per setup in practice; one more lets a restarted server start while the stale one finishes its chats.
-    maxMembers: 2,
-    // Measured: spawn to `initialize` answered 201 ms. A server that is not up in 10 s (a `codex` whose
-    // `app-server` never answers) must not eat the chat's deadline: the chat spawns `codex exec` instead.
-    start: (key) => AppServer.start({ ...this.specs.get(key)!, timeoutMs: START_TIMEOUT_MS }),
-  });
-  /** Bumped to retire every server (one left a command running): new chats get a fresh one. */
-  private generation = 0;
-  /** The setup of the latest chat or warm-up, for `load()`. */
-  private lastSetup?: { key: string; fingerprint: string };
-  private idleMs = DEFAULT_WARM_IDLE_MS;
+  private readonly warm = new WarmTransport<AppServer>(
+    {
+      mode: 'shared',
+      // One per setup in practice; one more lets a restarted server start while the stale one finishes its chats.
+      maxMembers: 2,
+      // Measured: spawn to `initialize` answered 201 ms. A server that is not up in 10 s (a `codex` whose
+      // `app-server` never answers) must not eat the chat's deadline: the chat spawns `codex exec` instead.
+      start: (key) => AppServer.start({ ...this.specs.get(key)!, timeoutMs: START_TIMEOUT_MS }),
+    },
+    true,
+  );
 
   constructor(private readonly o: CodexAdapterOptions) {}
 
   /** Why this chat must spawn `codex exec`, or undefined when the warm server can take it. */
   spawnReason(ctx: CallContext, turn: TurnSettings): string | undefined {
-    if (this.o.warm === false) return 'warm transport turned off';
-    if (warmIdleMs(ctx.config) === 0) return 'warmIdleMs is 0';
+    const off = this.warm.offReason(this.o.warm !== false, ctx.config);
+    if (off) return off;
     // app-server has no `-p`; its `config` takes overrides, not a profile's layering.
     if (turn.profile) return 'a Codex profile is selected';
     // exec sends a key from CODEX_API_KEY; app-server 0.169 sends none (measured).
@@ -78,7 +67,7 @@ export class CodexWarm {
    * 0.169), so their overrides are its `-c` arguments and their secrets its environment, and both
    * are part of the key (chats with the same servers share it; others never see them).
    */
-  private keyOf(ctx: CallContext, codexHome: string, mcp?: CodexMcpSetup): { key: string; fingerprint: string } {
+  private keyOf(ctx: CallContext, codexHome: string, mcp?: CodexMcpSetup): WarmSetup {
     const command = this.o.command ?? 'codex';
     const env = mcp ? { ...ctx.env, ...mcp.env } : ctx.env;
     const mcpArgs = overrideArgs(mcp?.config);
@@ -91,10 +80,8 @@ export class CodexWarm {
     ];
     this.specs.set(key, { command, args, env });
     const files = [whichOnPath(command, ctx.env), path.join(codexHome, 'config.toml'), path.join(codexHome, 'auth.json')];
-    const setup = { key, fingerprint: `${warmFingerprint({ args }, files)}#${this.generation}` };
-    // `load()` reports the plain set-up's server.
-    if (!mcp) this.lastSetup = setup;
-    return setup;
+    // A retired server's generation is over: new chats get a fresh one. `load()` reports the plain set-up's server.
+    return { key, fingerprint: `${warmFingerprint({ args }, files)}#${this.warm.generation}`, ...(mcp ? { reported: false } : {}) };
   }
 
   /**
@@ -103,69 +90,48 @@ export class CodexWarm {
    * replaced once, transparently.
    */
   async *stream(request: ToolRequest, ctx: ChatContext, turn: TurnSettings): AsyncGenerator<StreamEvent, boolean> {
-    this.idleMs = warmIdleMs(ctx.config);
-    for (let attempt = 0; ; attempt++) {
-      const { key, fingerprint } = this.keyOf(ctx, turn.codexHome, turn.mcp);
+    this.warm.configure(ctx.config);
+    const options = { ephemeral: this.o.ephemeral, planTool: this.o.planTool ?? true };
+    return yield* this.warm.run({
+      signal: ctx.signal,
       // A server that would not start (a Codex without app-server, a broken config) is not tried again
       // for a minute, or until the CLI or its config changes (the pool's `startRetryMs`): chats spawn meanwhile.
-      const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e) => {
-        if (ctx.signal.aborted) throw e;
-        return undefined;
-      });
-      if (!lease) return false;
-      const server = lease.member;
-      server.activeTurns++;
-      let said = false;
-      try {
-        for await (const event of warmTurn(server, request, ctx, turn, {
-          ephemeral: this.o.ephemeral,
-          planTool: this.o.planTool ?? true,
-        })) {
-          // Codex's notices ("Model metadata … not found") come first on every turn; a retry may repeat them, nothing else.
-          if (event.type !== 'activity' || event.activity.kind !== 'other') said = true;
-          yield event;
-        }
+      lease: () => this.warm.lease(this.keyOf(ctx, turn.codexHome, turn.mcp), ctx.signal),
+      turn: async function* (server) {
+        yield* warmTurn(server, request, ctx, turn, options);
         return true;
-      } catch (e) {
-        if (retriesOnFreshProcess({ attempt, said }, server, ctx.signal)) continue;
-        throw e;
-      } finally {
-        server.activeTurns--;
-        if (server.recycling && !server.retired) {
-          server.retired = true;
-          this.generation++;
-        }
-        // A server marked for recycling ends once its last turn has: the command left running goes with it.
-        lease.release(server.alive && !(server.recycling && server.activeTurns === 0));
-      }
-    }
+      },
+      // Codex's notices ("Model metadata … not found") come first on every turn; a retry may repeat them, nothing else.
+      says: (event) => event.type !== 'activity' || event.activity.kind !== 'other',
+      // A server that left a command running (an interrupt does not stop it) ends once its last turn has.
+      reusable: (server) => {
+        if (server.recycling) this.warm.retire(server);
+        return server.alive;
+      },
+    });
   }
 
   /** The running server of this setup, if one runs now (none is started): for reading its rate limits. */
   running(ctx: CallContext, turn: TurnSettings): AppServer | undefined {
     if (this.spawnReason(ctx, turn)) return undefined;
     const { key, fingerprint } = this.keyOf(ctx, turn.codexHome);
-    const server = this.pool.peek(key, fingerprint);
-    return server && !server.retired ? server : undefined;
+    const server = this.warm.pool.peek(key, fingerprint);
+    return server && !this.warm.isRetired(server) ? server : undefined;
   }
 
   /** Start the server for the default settings ahead of the first chat (`serve` start-up). */
   async prewarm(ctx: CallContext, turn: TurnSettings): Promise<void> {
-    this.idleMs = warmIdleMs(ctx.config);
+    this.warm.configure(ctx.config);
     if (this.spawnReason(ctx, turn)) return;
-    const { key, fingerprint } = this.keyOf(ctx, turn.codexHome);
-    await this.pool.prewarm(key, fingerprint, this.idleMs);
+    await this.warm.prewarm(this.keyOf(ctx, turn.codexHome));
   }
 
   /** Undefined (health says `spawn`) when warm mode is off, or nothing runs and the latest setup's server would not start. */
   load(): WarmLoad | undefined {
-    if (this.o.warm === false) return undefined;
-    const load = { ...this.pool.load(), idleTimeoutMs: this.idleMs };
-    const failed = this.lastSetup !== undefined && this.pool.startFailed(this.lastSetup.key, this.lastSetup.fingerprint);
-    return failed && load.processes === 0 ? undefined : load;
+    return this.warm.load(this.o.warm !== false);
   }
 
   close(): Promise<void> {
-    return this.pool.close();
+    return this.warm.close();
   }
 }

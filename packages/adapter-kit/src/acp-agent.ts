@@ -11,9 +11,7 @@ import {
   type SessionNotification,
 } from '@agentclientprotocol/sdk';
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
-import { endGracefully } from './end-gracefully.js';
-import { spawnProcess, type RunningProcess } from './runner.js';
-import type { WarmMember } from './warm-pool.js';
+import { LineProcess } from './line-process.js';
 
 /** What one session of the agent hears: its `session/update`s and its permission requests. */
 export interface AcpSessionListener {
@@ -51,32 +49,24 @@ export class AcpRequestError extends Error {
  * under the kit's runner (exit hook, group kill); the ACP agents seen here (gemini, copilot) exit
  * by themselves when their stdin closes, also when this process dies.
  */
-export class AcpAgent implements WarmMember {
+export class AcpAgent extends LineProcess<never> {
   private readonly sessions = new Map<string, AcpSessionListener>();
-  private readonly exitListeners = new Set<() => void>();
-  private gone = false;
   private connection!: ClientConnection;
+  /** The agent's output for the SDK (as bytes again: the runner splits it into lines, capped in size). */
+  private input!: ReadableStreamDefaultController<Uint8Array>;
+  private readonly encoder = new TextEncoder();
   /** Sessions this process holds in memory (made or loaded here): a later turn of one needs no `session/load`. */
   readonly live = new Set<string>();
   /** What `initialize` answered (capabilities such as `loadSession`, the agent's name and version). */
   info!: InitializeResponse;
 
-  private constructor(
-    private readonly proc: RunningProcess,
-    private readonly launch: AcpAgentLaunch,
-  ) {}
+  private constructor(private readonly launch: AcpAgentLaunch) {
+    super({ command: launch.command, args: launch.args, env: launch.env, cwd: tmpdir() }, launch.toolId, 3000);
+  }
 
   /** Spawn the agent and complete `initialize`; rejects (and leaves nothing running) when it does not come up. */
   static async start(launch: AcpAgentLaunch): Promise<AcpAgent> {
-    const proc = spawnProcess({
-      command: launch.command,
-      args: launch.args,
-      interactive: true,
-      env: launch.env,
-      cwd: tmpdir(),
-      toolId: launch.toolId,
-    });
-    const agent = new AcpAgent(proc, launch);
+    const agent = new AcpAgent(launch);
     agent.connect();
     try {
       agent.info = await agent.request<InitializeResponse>(
@@ -97,22 +87,10 @@ export class AcpAgent implements WarmMember {
   }
 
   private connect(): void {
-    const encoder = new TextEncoder();
     const decoder = new TextDecoder();
-    const proc = this.proc;
-    const input = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        try {
-          // The runner splits stdout into lines (capped in size); the SDK wants bytes again.
-          for await (const line of proc) controller.enqueue(encoder.encode(`${line}\n`));
-        } catch {
-          // killed or crashed: seen below like an exit
-        }
-        controller.close();
-      },
-    });
+    const input = new ReadableStream<Uint8Array>({ start: (controller) => void (this.input = controller) });
     const output = new WritableStream<Uint8Array>({
-      write: (chunk) => proc.write(decoder.decode(chunk, { stream: true })),
+      write: (chunk) => this.write(decoder.decode(chunk, { stream: true })),
     });
     this.connection = client({ name: 'toolbridge' })
       .onNotification(methods.client.session.update, ({ params }) => {
@@ -124,25 +102,23 @@ export class AcpAgent implements WarmMember {
         return listener ? listener.permission(params) : { outcome: { outcome: 'cancelled' } };
       })
       .connect(ndJsonStream(output, input));
-    void this.proc.result
-      .catch(() => undefined)
-      .then(() => {
-        this.gone = true;
-        this.connection.close(this.exitError());
-        for (const l of this.exitListeners) l();
-      });
+  }
+
+  protected onLine(line: string): void {
+    this.input.enqueue(this.encoder.encode(`${line}\n`));
+  }
+
+  protected onEnd(): void {
+    this.input.close();
+    this.connection.close(this.exitError());
   }
 
   private exitError(): ProviderExecutionError {
     return new ProviderExecutionError(`${this.launch.name} (ACP) exited`, { toolId: this.launch.toolId, retryable: true });
   }
 
-  get pid(): number | undefined {
-    return this.proc.pid;
-  }
-
-  get alive(): boolean {
-    return !this.gone && !this.proc.exited;
+  override get alive(): boolean {
+    return super.alive && !this.proc.exited;
   }
 
   /** The last of the agent's stderr (for a start-up failure's message; the adapter cleans it). */
@@ -191,16 +167,5 @@ export class AcpAgent implements WarmMember {
     return () => {
       if (this.sessions.get(sessionId) === listener) this.sessions.delete(sessionId);
     };
-  }
-
-  /** Be told when the agent exits (crash, kill, close); the returned function stops it. */
-  onExit(listener: () => void): () => void {
-    this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
-  }
-
-  /** Close stdin (the agent then exits by itself), kill its group if it has not after a grace period, and wait. */
-  async close(): Promise<void> {
-    await endGracefully(this.proc, 3000);
   }
 }

@@ -10,11 +10,11 @@ import {
   type ToolRequest,
   type WarmLoad,
 } from '@toolbridge/core';
-import { raceAbort } from '@toolbridge/core/runtime';
 import { AcpAgent } from './acp-agent.js';
-import { acpTurn, type AcpTurnSpec } from './acp-turn.js';
-import { DEFAULT_WARM_IDLE_MS, warmFingerprint, warmIdleMs } from './fingerprint.js';
-import { retriesOnFreshProcess, WarmPool } from './warm-pool.js';
+import { acpTurn } from './acp-turn.js';
+import type { AcpTurnSpec } from './acp-turn-spec.js';
+import { warmFingerprint } from './fingerprint.js';
+import { WarmTransport, type WarmSetup } from './warm-transport.js';
 
 /**
  * `mcpServers` reach an ACP agent only in `session/new` / `session/load`: a chat with them that the
@@ -63,30 +63,29 @@ export interface AcpTransportSpec<S> {
  */
 export class AcpTransport<S> {
   private readonly launches = new Map<string, AcpLaunch>();
-  private readonly pool: WarmPool<AcpAgent>;
-  private lastSetup?: { key: string; fingerprint: string };
-  private idleMs = DEFAULT_WARM_IDLE_MS;
+  private readonly warm: WarmTransport<AcpAgent>;
   private stateDirPromise?: Promise<string>;
 
   constructor(private readonly spec: AcpTransportSpec<S>) {
-    this.pool = new WarmPool<AcpAgent>({
-      mode: 'shared',
-      maxMembers: spec.maxProcesses ?? 3,
-      start: (key) =>
-        AcpAgent.start({ ...this.launches.get(key)!, toolId: spec.toolId, name: spec.name, timeoutMs: spec.startTimeoutMs ?? 30_000 }),
-    });
+    this.warm = new WarmTransport<AcpAgent>(
+      {
+        mode: 'shared',
+        maxMembers: spec.maxProcesses ?? 3,
+        start: (key) =>
+          AcpAgent.start({ ...this.launches.get(key)!, toolId: spec.toolId, name: spec.name, timeoutMs: spec.startTimeoutMs ?? 30_000 }),
+      },
+      true,
+    );
   }
 
   /** Why a chat must spawn instead, or undefined when the transport may take it. */
   spawnReason(ctx: CallContext): string | undefined {
-    if (this.spec.enabled === false) return 'warm transport turned off';
-    if (warmIdleMs(ctx.config) === 0) return 'warmIdleMs is 0';
-    return undefined;
+    return this.warm.offReason(this.spec.enabled !== false, ctx.config);
   }
 
   private stateDir = (): Promise<string> => (this.stateDirPromise ??= mkdtemp(path.join(tmpdir(), `toolbridge-${this.spec.toolId}-acp-`)));
 
-  private async setupOf(ctx: CallContext, setup: S, turn?: AcpTurnSpec): Promise<{ key: string; fingerprint: string }> {
+  private async setupOf(ctx: CallContext, setup: S, turn?: AcpTurnSpec): Promise<WarmSetup> {
     const launch = await this.spec.launch(ctx, setup, this.stateDir);
     // The environment is part of what the process is (HOME, keys): hashed, never kept as text in the key.
     const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
@@ -96,8 +95,7 @@ export class AcpTransport<S> {
     const mcp = turn?.mcpServers?.length ? hash(turn.mcpServers) : undefined;
     const key = JSON.stringify([launch.command, launch.args, hash(Object.entries(launch.env).sort()), ...(mcp ? [mcp] : [])]);
     this.launches.set(key, launch);
-    this.lastSetup = { key, fingerprint: warmFingerprint({ args: launch.args }, launch.files) };
-    return this.lastSetup;
+    return { key, fingerprint: warmFingerprint({ args: launch.args }, launch.files) };
   }
 
   /**
@@ -106,24 +104,20 @@ export class AcpTransport<S> {
    * before saying anything): the caller then spawns.
    */
   async *stream(request: ToolRequest, ctx: ChatContext, setup: S, turn: AcpTurnSpec): AsyncGenerator<StreamEvent, boolean> {
-    this.idleMs = warmIdleMs(ctx.config);
+    this.warm.configure(ctx.config);
     // The spawn path the caller falls back to cannot take MCP servers: refused, never silently dropped.
     const cannot = (why: string): false => {
       if (!turn.mcpServers?.length) return false;
       throw mcpServersNeedAcp(this.spec.name, this.spec.toolId, why);
     };
-    for (let attempt = 0; ; attempt++) {
-      const { key, fingerprint } = await this.setupOf(ctx, setup, turn);
-      const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e: unknown) => {
-        if (ctx.signal.aborted) throw e;
-        return undefined;
-      });
-      if (!lease) return cannot('no agent process could be started');
-      const agent = lease.member;
-      const state = { said: false };
-      try {
+    return yield* this.warm.run({
+      signal: ctx.signal,
+      lease: async () =>
+        (await this.warm.lease(await this.setupOf(ctx, setup, turn), ctx.signal)) ??
+        (cannot('no agent process could be started') || undefined),
+      turn: async function* (agent, progress) {
         if (request.resume && !agent.info.agentCapabilities?.loadSession) return cannot('the agent cannot load sessions');
-        const end = yield* acpTurn(agent, request, ctx, turn, state);
+        const end = yield* acpTurn(agent, request, ctx, turn, progress);
         // The agent could not load the session (not on its disk, or a CLI that cannot): its native resume over spawn.
         if (end && 'loadFailed' in end) return cannot('the agent could not load the session');
         if (end && 'retrying' in end) {
@@ -131,33 +125,24 @@ export class AcpTransport<S> {
           throw turn.failure('the model request failed and the agent began retrying it');
         }
         return true;
-      } catch (e) {
-        if (retriesOnFreshProcess({ attempt, said: state.said }, agent, ctx.signal)) continue;
-        throw e;
-      } finally {
-        lease.release(agent.alive);
-      }
-    }
+      },
+    });
   }
 
   /** Start the process for the default setup ahead of the first chat. */
   async prewarm(ctx: CallContext, setup: S): Promise<void> {
-    this.idleMs = warmIdleMs(ctx.config);
+    this.warm.configure(ctx.config);
     if (this.spawnReason(ctx)) return;
-    const { key, fingerprint } = await this.setupOf(ctx, setup);
-    await this.pool.prewarm(key, fingerprint, this.idleMs);
+    await this.warm.prewarm(await this.setupOf(ctx, setup));
   }
 
   /** For health's `load.warm`: undefined (health says `spawn`) when off, or nothing runs and the latest setup would not start. */
   load(): WarmLoad | undefined {
-    if (this.spec.enabled === false) return undefined;
-    const load = { ...this.pool.load(), idleTimeoutMs: this.idleMs };
-    const failed = this.lastSetup !== undefined && this.pool.startFailed(this.lastSetup.key, this.lastSetup.fingerprint);
-    return failed && load.processes === 0 ? undefined : load;
+    return this.warm.load(this.spec.enabled !== false);
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await this.warm.close();
     const dir = await this.stateDirPromise?.catch(() => undefined);
     if (dir) await rm(dir, { recursive: true, force: true });
   }

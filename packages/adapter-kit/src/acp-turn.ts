@@ -1,83 +1,20 @@
-import type {
-  ContentBlock,
-  McpServer,
-  PromptResponse,
-  RequestPermissionRequest,
-  RequestPermissionResponse,
-  SessionNotification,
-} from '@agentclientprotocol/sdk';
+import type { PromptResponse, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from '@agentclientprotocol/sdk';
 import {
   ProviderExecutionError,
   type ChatContext,
-  type PermissionLevel,
   type StreamEvent,
   type ToolbridgeError,
   type ToolRequest,
   type Usage,
 } from '@toolbridge/core';
-import { raceAbort } from '@toolbridge/core/runtime';
 import { AcpRequestError, type AcpAgent } from './acp-agent.js';
+import { openSession, promptBlocks } from './acp-session.js';
+import type { AcpTurnEnd, AcpTurnSpec } from './acp-turn-spec.js';
 import { activityOfPlan, activityOfToolCall, approvalOfToolCall, mergeToolCall, type AcpToolCall } from './acp-updates.js';
 import { approveAction } from './approvals.js';
-import { imagesOf, renderConversation } from './text.js';
 
-type Json = Record<string, unknown>;
-
-/** What `session/prompt` answers (its `stopReason`, and `usage` / `_meta` as each agent reports them). */
-export type AcpPromptResponse = PromptResponse;
-/** An MCP server for `session/new` (stdio, http or sse), as ACP describes it. */
-export type AcpMcpServer = McpServer;
-
-/** Bound on the requests around a prompt (session/new, load, set_mode: tens of ms here). */
-const RPC_TIMEOUT_MS = 30_000;
 /** A turn whose agent ends it at every refusal (Copilot) is prompted to go on at most this often. */
 const MAX_FOLLOW_UPS = 8;
-
-/** What an agent said outside its answer, as the adapter reads it (`notice` in the spec). */
-export type AcpNotice =
-  /** Dropped from the answer (kept as a warning). */
-  | { kind: 'notice' }
-  /** The agent is retrying a failed model request: the turn is ended (see `retrying` in the result). */
-  | { kind: 'retrying' }
-  /** The turn failed with this error. */
-  | { kind: 'failure'; error: ToolbridgeError };
-
-/** The per-turn part of an adapter's ACP spec. */
-export interface AcpTurnSpec {
-  toolId: string;
-  name: string;
-  /** The level the chat runs at: the ceiling for every permission answer. */
-  level: PermissionLevel;
-  /** The session mode to switch a new or loaded session to (`session/set_mode`), when not already in it. */
-  modeId?: string;
-  /** Session config options to set (`session/set_config_option`), by id. */
-  configOptions?: Readonly<Record<string, string>>;
-  /** MCP servers for `session/new` / `session/load` (empty by default). */
-  mcpServers?: readonly McpServer[];
-  /** A JSON-RPC error answer (or other failure) of the agent as a typed error. */
-  failure(message: string): ToolbridgeError;
-  /** Reads an answer chunk that may be the agent talking about itself (retry notices, errors as text). */
-  notice?(text: string): AcpNotice | undefined;
-  /**
-   * For agents that end the turn at a refused permission (Copilot): the prompt that tells it why
-   * and lets it go on. The refusal's message is given.
-   */
-  continueAfterRefusal?(message: string): string;
-  /** The usage and model a prompt's answer reports (`_meta` or `usage`). */
-  usage?(response: PromptResponse): Usage | undefined;
-  model?(response: PromptResponse, opened: Json): string | undefined;
-  /** The adapter's own metadata (permissions report, ...). */
-  metadata?: Json;
-}
-
-/** How a turn on the warm agent ended, when it did not end in a result. */
-export type AcpTurnEnd = { retrying: true; said: boolean } | { loadFailed: Error } | undefined;
-
-/** The prompt: the conversation as text, then each image as an ACP image block. */
-export function promptBlocks(request: ToolRequest): ContentBlock[] {
-  const images = imagesOf(request.messages).map((i): ContentBlock => ({ type: 'image', data: i.data, mimeType: i.mediaType }));
-  return [{ type: 'text', text: renderConversation(request.messages) }, ...images];
-}
 
 /**
  * One chat turn on a warm ACP agent: a new session for a fresh conversation (`session/new`), or
@@ -93,45 +30,9 @@ export async function* acpTurn(
   spec: AcpTurnSpec,
   turn: { said: boolean },
 ): AsyncGenerator<StreamEvent, AcpTurnEnd> {
-  const call = <T = Json>(method: string, params: unknown) =>
-    raceAbort(agent.request<T>(method, params, RPC_TIMEOUT_MS), ctx.signal).catch((e: unknown) =>
-      Promise.reject(e instanceof AcpRequestError ? spec.failure(e.message) : e),
-    );
-  const mcpServers = [...(spec.mcpServers ?? [])];
-  let sessionId: string;
-  let opened: Json;
-  if (request.resume) {
-    sessionId = request.resume.nativeSessionId;
-    if (agent.live.has(sessionId)) {
-      // Still in this process's memory, history and all (measured: Gemini 0.61 cannot `session/load` a
-      // session it holds, Copilot refuses to: "already loaded").
-      opened = {};
-    } else {
-      // The history it replays as updates is not this turn's: nobody listens yet.
-      const loaded = await raceAbort(
-        agent.request<Json | null>('session/load', { sessionId, cwd: ctx.cwd, mcpServers }, RPC_TIMEOUT_MS),
-        ctx.signal,
-      ).then(
-        (r) => r ?? {},
-        (e: unknown) => {
-          if (ctx.signal.aborted || !(e instanceof AcpRequestError)) throw e;
-          return e;
-        },
-      );
-      if (loaded instanceof Error) return { loadFailed: loaded };
-      opened = loaded;
-      agent.live.add(sessionId);
-    }
-  } else {
-    opened = await call<Json>('session/new', { cwd: ctx.cwd, mcpServers });
-    sessionId = String(opened.sessionId);
-    agent.live.add(sessionId);
-  }
-  const currentMode = (opened.modes as { currentModeId?: string } | undefined)?.currentModeId;
-  if (spec.modeId && spec.modeId !== currentMode) await call('session/set_mode', { sessionId, modeId: spec.modeId });
-  for (const [configId, value] of Object.entries(spec.configOptions ?? {})) {
-    await call('session/set_config_option', { sessionId, configId, value });
-  }
+  const session = await openSession(agent, request, ctx, spec);
+  if ('loadFailed' in session) return session;
+  const { sessionId, opened } = session;
 
   const queue: StreamEvent[] = [];
   let wake: (() => void) | undefined;

@@ -5,6 +5,7 @@
  */
 export { otherActivity } from './activity.js';
 export { endGracefully } from './end-gracefully.js';
+export { LineProcess, PendingRequests, type LineProcessExit, type LineProcessSpec } from './line-process.js';
 export { approveAction, insideRoots, refusedByLevel } from './approvals.js';
 export { acpMcpServers, mcpConfigJson, type AcpMcpServer, type McpConfigServer } from './mcp-servers.js';
 export { adapterConfig, configPrefix, type AdapterConfig, type KeyDeclaration } from './config.js';
@@ -41,8 +42,11 @@ export { findMarked, findMarkedSync, killStragglers, RUN_MARKER_ENV } from './st
 export { imagesOf, integerUsage, messageText, parseJsonLine, renderConversation, stripAnsi, systemText } from './text.js';
 export { descendants, groupRssBytes, pidsWithEnv, processRunning } from './proc.js';
 export { retriesOnFreshProcess, WarmPool, type WarmLease, type WarmMember, type WarmPoolOptions } from './warm-pool.js';
+export { WarmTransport, type WarmProgress, type WarmSetup, type WarmTurnSpec } from './warm-transport.js';
 export { DEFAULT_WARM_IDLE_MS, envFingerprint, warmFingerprint, warmIdleMs, whichOnPath } from './fingerprint.js';
 export { AcpAgent, AcpRequestError, type AcpAgentLaunch, type AcpSessionListener } from './acp-agent.js';
 export { AcpTransport, mcpServersNeedAcp, type AcpLaunch, type AcpTransportSpec } from './acp-transport.js';
-export { acpTurn, promptBlocks, type AcpNotice, type AcpPromptResponse, type AcpTurnEnd, type AcpTurnSpec } from './acp-turn.js';
+export { acpTurn } from './acp-turn.js';
+export { promptBlocks } from './acp-session.js';
+export type { AcpNotice, AcpPromptResponse, AcpTurnEnd, AcpTurnSpec } from './acp-turn-spec.js';
 export { activityOfPlan, activityOfToolCall, approvalOfToolCall, mergeToolCall, type AcpToolCall } from './acp-updates.js';

@@ -13,10 +13,10 @@ import { RunAccumulator } from './events.js';
 import { classifyError, errorInfoOf } from './failures.js';
 import type { ModelCatalogs } from './images.js';
 import { opencodePermissions, sessionRules } from './permissions.js';
-import { decidePermission } from './serve-approvals.js';
-import { ServeHttpError, type ServeEvent } from './serve-client.js';
+import { decidePermission } from './warm-approvals.js';
+import { ServeHttpError, type ServeEvent } from './warm-client.js';
 import type { SessionDirs } from './session-files.js';
-import type { OpenCodeServer } from './serve-process.js';
+import type { OpenCodeServer } from './warm-process.js';
 import { SESSION_TITLE, userWantsTitles } from './titles.js';
 
 type Json = Record<string, unknown>;

@@ -1,14 +1,6 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
-import {
-  DEFAULT_WARM_IDLE_MS,
-  envFingerprint,
-  retriesOnFreshProcess,
-  warmFingerprint,
-  warmIdleMs,
-  WarmPool,
-  whichOnPath,
-} from '@toolbridge/adapter-kit';
+import { envFingerprint, warmFingerprint, WarmTransport, whichOnPath, type WarmSetup } from '@toolbridge/adapter-kit';
 import {
   ProviderExecutionError,
   type CallContext,
@@ -19,13 +11,12 @@ import {
   type WarmLoad,
 } from '@toolbridge/core';
 import { promptForm } from '@toolbridge/core/runtime';
-import { raceAbort } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
 import type { ModelCatalogs } from './images.js';
 import { envWithMcpServers } from './mcp-servers.js';
 import { modelFor } from './models.js';
 import type { ResolvedOptions } from './options.js';
-import { OpenCodeServer } from './serve-process.js';
+import { OpenCodeServer } from './warm-process.js';
 import type { SessionDirs } from './session-files.js';
 import { runTurn } from './spawn.js';
 import { serveTurn } from './warm-turn.js';
@@ -54,15 +45,12 @@ function settingsFiles(env: NodeJS.ProcessEnv): string[] {
  */
 export class OpenCodeWarm {
   private readonly specs = new Map<string, NodeJS.ProcessEnv>();
-  private readonly pool = new WarmPool<OpenCodeServer>({
+  private readonly warm = new WarmTransport<OpenCodeServer>({
     mode: 'shared',
     // One per setup in practice; one more lets a restarted server start while the stale one finishes its chats.
     maxMembers: 2,
     start: (key) => OpenCodeServer.start({ command: this.o.command, env: this.specs.get(key)!, timeoutMs: START_TIMEOUT_MS }),
   });
-  private idleMs = DEFAULT_WARM_IDLE_MS;
-  /** Bumped to retire the servers in use: the next chat starts a new one. */
-  private generation = 0;
   /** Why the last chat that wanted the warm server did not get one (for that chat's metadata). */
   unavailable: string | undefined;
 
@@ -79,19 +67,20 @@ export class OpenCodeWarm {
 
   /** Why this chat must spawn `opencode run`, or undefined when the warm server can take it. */
   spawnReason(ctx: CallContext): string | undefined {
-    if (!this.o.warm) return 'warm transport turned off';
-    if (warmIdleMs(ctx.config) === 0) return 'warmIdleMs is 0';
+    const off = this.warm.offReason(this.o.warm, ctx.config);
+    if (off) return off;
     // Flags of `opencode run` (an agent, --auto ...) mean nothing to serve.
     if (this.o.extraArgs.length > 0) return 'extraArgs are set';
     return undefined;
   }
 
-  private keyOf(ctx: CallContext): { key: string; fingerprint: string } {
+  private keyOf(ctx: CallContext): WarmSetup {
     // The environment is what the server is (HOME, XDG dirs, keys, OPENCODE_CONFIG_CONTENT): hashed, never kept as text in the key.
     const key = JSON.stringify([this.o.command, envFingerprint(ctx.env)]);
     this.specs.set(key, ctx.env);
     const files = [whichOnPath(this.o.command, ctx.env), ...settingsFiles(ctx.env)];
-    return { key, fingerprint: `${warmFingerprint({}, files)}#${this.generation}` };
+    // A retired server's generation is over: new chats get a fresh one.
+    return { key, fingerprint: `${warmFingerprint({}, files)}#${this.warm.generation}` };
   }
 
   /**
@@ -100,70 +89,55 @@ export class OpenCodeWarm {
    * is replaced once, transparently.
    */
   async *stream(request: ToolRequest, ctx: ChatContext, model: string | undefined): AsyncGenerator<StreamEvent, boolean> {
-    this.idleMs = warmIdleMs(ctx.config);
-    for (let attempt = 0; ; attempt++) {
-      const { key, fingerprint } = this.keyOf(ctx);
-      // A server that would not start is not tried again for a minute, or until the CLI or its
-      // settings change (the pool's `startRetryMs`): chats spawn meanwhile.
-      if (this.pool.startFailed(key, fingerprint)) {
-        this.unavailable ??= 'opencode serve failed to start less than a minute ago';
-        return false;
-      }
-      const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e: unknown) => {
-        if (ctx.signal.aborted) throw e;
-        this.unavailable = `opencode serve did not start: ${(e as Error).message}`;
-        return undefined;
-      });
-      if (!lease) {
-        this.unavailable ??= 'every warm server is taken';
-        return false;
-      }
-      this.unavailable = undefined;
-      const server = lease.member;
-      server.activeTurns++;
-      server.directories.add(ctx.cwd);
-      let said = false;
-      try {
-        for await (const event of serveTurn(server, request, ctx, model, this.catalogs, this.sessions)) {
-          said = true;
-          yield event;
+    this.warm.configure(ctx.config);
+    const { catalogs, sessions } = this;
+    return yield* this.warm.run({
+      signal: ctx.signal,
+      lease: async () => {
+        const setup = this.keyOf(ctx);
+        // A server that would not start is not tried again for a minute, or until the CLI or its
+        // settings change (the pool's `startRetryMs`): chats spawn meanwhile.
+        if (this.warm.pool.startFailed(setup.key, setup.fingerprint)) {
+          this.unavailable ??= 'opencode serve failed to start less than a minute ago';
+          return undefined;
         }
+        const lease = await this.warm.lease(setup, ctx.signal, (e) => {
+          this.unavailable = `opencode serve did not start: ${(e as Error).message}`;
+        });
+        if (!lease) this.unavailable ??= 'every warm server is taken';
+        else this.unavailable = undefined;
+        return lease;
+      },
+      turn: async function* (server) {
+        server.directories.add(ctx.cwd);
+        yield* serveTurn(server, request, ctx, model, catalogs, sessions);
         return true;
-      } catch (e) {
-        if (retriesOnFreshProcess({ attempt, said }, server, ctx.signal)) continue;
-        throw e;
-      } finally {
-        server.activeTurns--;
+      },
+      reusable: (server) => {
         // serve keeps an instance per directory and `/instance/dispose` does not give its memory back
-        // (measured: 600 MB after one directory, 1.1 GB after 11): past the cap, a new server.
-        if (server.directories.size >= this.o.warmMaxDirectories && !server.retired) {
-          // New chats get a new server; this one ends once its last chat has.
-          server.retired = true;
-          this.generation++;
-        }
-        lease.release(server.alive && !(server.retired && server.activeTurns === 0));
-      }
-    }
+        // (measured: 600 MB after one directory, 1.1 GB after 11): past the cap, a new server for new chats.
+        if (server.directories.size >= this.o.warmMaxDirectories) this.warm.retire(server);
+        return server.alive;
+      },
+    });
   }
 
   /** Start the server ahead of the first chat (`serve --warm`): its 2–4 s start-up is then not in any chat. */
   async prewarm(ctx: CallContext): Promise<void> {
-    this.idleMs = warmIdleMs(ctx.config);
+    this.warm.configure(ctx.config);
     if (this.spawnReason(ctx)) return;
-    const { key, fingerprint } = this.keyOf(ctx);
-    await this.pool.prewarm(key, fingerprint, this.idleMs).catch((e: unknown) => {
+    await this.warm.prewarm(this.keyOf(ctx)).catch((e: unknown) => {
       this.unavailable = `opencode serve did not start: ${(e as Error).message}`;
       throw e;
     });
   }
 
   load(): WarmLoad | undefined {
-    if (!this.o.warm) return undefined;
-    return { ...this.pool.load(), idleTimeoutMs: this.idleMs };
+    return this.warm.load(this.o.warm);
   }
 
   close(): Promise<void> {
-    return this.pool.close();
+    return this.warm.close();
   }
 }
 

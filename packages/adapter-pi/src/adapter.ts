@@ -5,7 +5,7 @@ import { NAME, piConfig, TOOL_ID } from './config.js';
 import { detectPi } from './detect.js';
 import { prepareRuntimeDir, userAgentDir } from './dirs.js';
 import type { PiAdapterOptions } from './options.js';
-import { RpcProcess } from './rpc-process.js';
+import { RpcProcess } from './warm-process.js';
 import { jsonTurn } from './spawn.js';
 import { commonArgs, runEnv, turnSettings, type TurnSettings } from './turn.js';
 import { PiWarm } from './warm.js';

@@ -5,7 +5,7 @@ import { sessionFile } from './dirs.js';
 import { ASK_TITLE } from './extension.js';
 import { PiTurn } from './events.js';
 import { decideToolCall } from './permissions.js';
-import type { RpcProcess } from './rpc-process.js';
+import type { RpcProcess } from './warm-process.js';
 import { missingSession } from './spawn.js';
 import type { TurnSettings } from './turn.js';
 

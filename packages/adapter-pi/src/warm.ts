@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { DEFAULT_WARM_IDLE_MS, retriesOnFreshProcess, warmFingerprint, warmIdleMs, WarmPool, whichOnPath } from '@toolbridge/adapter-kit';
-import { type CallContext, type ChatContext, type StreamEvent, type ToolRequest, type WarmLoad } from '@toolbridge/core';
-import { raceAbort } from '@toolbridge/core/runtime';
+import { warmFingerprint, WarmTransport, whichOnPath, type WarmSetup } from '@toolbridge/adapter-kit';
+import type { CallContext, ChatContext, StreamEvent, ToolRequest, WarmLoad } from '@toolbridge/core';
 import type { PiAdapterOptions } from './options.js';
-import { RpcProcess, type RpcSpec } from './rpc-process.js';
+import { RpcProcess, type RpcSpec } from './warm-process.js';
 import { commonArgs, runEnv, type TurnSettings } from './turn.js';
 import { rpcTurn } from './warm-turn.js';
 
@@ -21,32 +20,26 @@ const MAX_PROCESSES = 4;
  */
 export class PiWarm {
   private readonly specs = new Map<string, { spec: RpcSpec; model?: string; signal?: AbortSignal }>();
-  private readonly pool = new WarmPool<RpcProcess>({
-    mode: 'exclusive',
-    maxMembers: MAX_PROCESSES,
-    start: (key) => {
-      const s = this.specs.get(key)!;
-      return RpcProcess.start(s.spec, s.model, s.signal);
+  private readonly warm = new WarmTransport<RpcProcess>(
+    {
+      mode: 'exclusive',
+      maxMembers: MAX_PROCESSES,
+      start: (key) => {
+        const s = this.specs.get(key)!;
+        return RpcProcess.start(s.spec, s.model, s.signal);
+      },
     },
-  });
-  private lastSetup?: { key: string; fingerprint: string };
-  private idleMs = DEFAULT_WARM_IDLE_MS;
+    true,
+  );
 
   constructor(private readonly o: PiAdapterOptions) {}
 
   /** Why this chat must spawn, or undefined when a warm process can take it. */
   spawnReason(ctx: CallContext): string | undefined {
-    if (this.o.warm === false) return 'warm transport turned off';
-    if (warmIdleMs(ctx.config) === 0) return 'warmIdleMs is 0';
-    return undefined;
+    return this.warm.offReason(this.o.warm !== false, ctx.config);
   }
 
-  private setup(
-    ctx: CallContext & { cwd: string },
-    turn: TurnSettings,
-    userDir: string,
-    signal?: AbortSignal,
-  ): { key: string; fingerprint: string } {
+  private setup(ctx: CallContext & { cwd: string }, turn: TurnSettings, userDir: string, signal?: AbortSignal): WarmSetup {
     const command = this.o.command ?? 'pi';
     // The environment is part of what the process is (HOME, keys): hashed, never kept as text in the key.
     const envHash = createHash('sha256')
@@ -62,9 +55,7 @@ export class PiWarm {
       ...(signal ? { signal } : {}),
     });
     const files = [whichOnPath(command, ctx.env), ...['auth.json', 'models.json', 'settings.json'].map((f) => path.join(userDir, f))];
-    const fingerprint = warmFingerprint({ command, thinking: turn.thinking ?? '' }, files);
-    this.lastSetup = { key, fingerprint };
-    return this.lastSetup;
+    return { key, fingerprint: warmFingerprint({ command, thinking: turn.thinking ?? '' }, files) };
   }
 
   /**
@@ -73,41 +64,27 @@ export class PiWarm {
    * anything is replaced once, transparently.
    */
   async *stream(request: ToolRequest, ctx: ChatContext, turn: TurnSettings, userDir: string): AsyncGenerator<StreamEvent, boolean> {
-    this.idleMs = warmIdleMs(ctx.config);
-    for (let attempt = 0; ; attempt++) {
-      const { key, fingerprint } = this.setup(ctx, turn, userDir, ctx.signal);
-      const lease = await raceAbort(this.pool.acquire(key, fingerprint, this.idleMs), ctx.signal).catch((e) => {
-        if (ctx.signal.aborted) throw e;
-        return undefined;
-      });
-      if (!lease) return false;
-      const proc = lease.member;
-      let said = false;
-      try {
-        for await (const event of rpcTurn(proc, request, ctx, turn)) {
-          said = true;
-          yield event;
-        }
+    this.warm.configure(ctx.config);
+    return yield* this.warm.run({
+      signal: ctx.signal,
+      lease: () => this.warm.lease(this.setup(ctx, turn, userDir, ctx.signal), ctx.signal),
+      turn: async function* (proc) {
+        yield* rpcTurn(proc, request, ctx, turn);
         return true;
-      } catch (e) {
-        if (retriesOnFreshProcess({ attempt, said }, proc, ctx.signal)) continue;
-        throw e;
-      } finally {
-        // A turn that did not reach its end (cancelled, deadline) leaves the process busy: it is retired.
+      },
+      // A turn that did not reach its end (cancelled, deadline) leaves the process busy: it is retired.
+      reusable: (proc) => {
         if (proc.busy) proc.kill();
-        lease.release(proc.alive && !proc.busy);
-      }
-    }
+        return proc.alive && !proc.busy;
+      },
+    });
   }
 
   load(): WarmLoad | undefined {
-    if (this.o.warm === false) return undefined;
-    const load = { ...this.pool.load(), idleTimeoutMs: this.idleMs };
-    const failed = this.lastSetup !== undefined && this.pool.startFailed(this.lastSetup.key, this.lastSetup.fingerprint);
-    return failed && load.processes === 0 ? undefined : load;
+    return this.warm.load(this.o.warm !== false);
   }
 
   close(): Promise<void> {
-    return this.pool.close();
+    return this.warm.close();
   }
 }

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { testGate } from '@toolbridge/test-suite/kit';
-import { approvalOfPermission, decidePermission, permissionReply } from './serve-approvals.js';
+import { approvalOfPermission, decidePermission, permissionReply } from './warm-approvals.js';
 
 /** OpenCode's `permission.asked` (shapes of 1.18.33) as approvals, and the replies; on disk in real-opencode-approvals.test.ts. */
 

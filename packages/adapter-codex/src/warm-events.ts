@@ -1,4 +1,4 @@
-import type { Notification } from './app-server.js';
+import type { Notification } from './warm-process.js';
 
 type Json = Record<string, unknown>;
 /** An event in `codex exec --json`'s shape, which `CodexEventParser` reads. */

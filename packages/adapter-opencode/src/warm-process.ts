@@ -5,7 +5,7 @@ import { spawnProcess, stripAnsi, type RunningProcess, type WarmMember } from '@
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
 import { tail } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
-import { ServeClient, sessionOf, type ServeEvent } from './serve-client.js';
+import { ServeClient, sessionOf, type ServeEvent } from './warm-client.js';
 
 /** The line `opencode serve` prints once it listens (the SDK's `createOpencodeServer` waits for it too). */
 const LISTENING = /^opencode server listening on (https?:\/\/\S+)/;
@@ -42,10 +42,6 @@ export class OpenCodeServer implements WarmMember {
   private readonly exitListeners = new Set<() => void>();
   private readonly stop = new AbortController();
   private gone = false;
-  /** Taken out of service: it finishes its chats, then it is ended. */
-  retired = false;
-  /** Turns running on it now. */
-  activeTurns = 0;
   /** The directories it has served: OpenCode keeps an instance (~60–150 MB) per directory, never freed. */
   readonly directories = new Set<string>();
 

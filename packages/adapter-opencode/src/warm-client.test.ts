@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ServeClient, ServeHttpError, sessionOf, type ServeEvent } from './serve-client.js';
+import { ServeClient, ServeHttpError, sessionOf, type ServeEvent } from './warm-client.js';
 
 /**
  * The client of `opencode serve` against a local stand-in speaking its wire (frames and errors as

@@ -1,6 +1,6 @@
 import { approveAction } from '@toolbridge/adapter-kit';
 import type { ApprovalRequest, ChatContext, PermissionLevel } from '@toolbridge/core';
-import { MCP_ELICITATION, type Notification } from './app-server.js';
+import { MCP_ELICITATION, type Notification } from './warm-process.js';
 import { findCall } from './rollout.js';
 
 type Json = Record<string, unknown>;

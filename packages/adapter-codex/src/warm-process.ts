@@ -1,5 +1,5 @@
 import { tmpdir } from 'node:os';
-import { descendants, endGracefully, parseJsonLine, spawnProcess, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { descendants, LineProcess, parseJsonLine, PendingRequests } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
 import { cleanStderr, TOOL_ID } from './failures.js';
 
@@ -48,42 +48,29 @@ function answerServerRequest(method: string): { result: Json } | { error: { code
  * stdin closes, also when this process dies (measured: in 50–600 ms, its command children within
  * 0.1 s), so it needs no orphan guard.
  */
-export class AppServer implements WarmMember {
-  private nextId = 1;
-  private readonly pending = new Map<number, { method: string; resolve(v: Json): void; reject(e: Error): void }>();
+export class AppServer extends LineProcess<never> {
+  private readonly pending = new PendingRequests<Json>('');
   private readonly threads = new Map<string, Set<(n: Notification) => void>>();
   private readonly requestHandlers = new Map<string, ThreadRequestHandler>();
-  private readonly exitListeners = new Set<() => void>();
+  /** Its stdin is gone: it is dying (killed, crashed), though its exit may not have been seen yet. */
   private gone = false;
-  /** Turns running on this server now (see `recycle`). */
-  activeTurns = 0;
   /** A turn left a command running (an interrupt does not stop it): end the server once its turns are done. */
   recycling = false;
-  /** Taken out of service (the transport no longer hands it out). */
-  retired = false;
   /** The server's own processes once it is up (the shim and the native binary): anything more is a command. */
   private baseline = new Set<number>();
 
-  private constructor(private readonly proc: RunningProcess) {
-    void this.read();
+  private constructor(o: { command: string; args: readonly string[]; env: NodeJS.ProcessEnv }) {
+    super({ command: o.command, args: ['app-server', ...o.args], env: o.env, cwd: tmpdir() }, TOOL_ID, 3000);
   }
 
   /** Spawn the server and complete the handshake (`initialize`, then `initialized`). */
   static async start(o: { command: string; args: readonly string[]; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<AppServer> {
-    const proc = spawnProcess({
-      command: o.command,
-      args: ['app-server', ...o.args],
-      interactive: true,
-      env: o.env,
-      cwd: tmpdir(),
-      toolId: TOOL_ID,
-    });
-    const server = new AppServer(proc);
+    const server = new AppServer(o);
     try {
       // The originator Codex sends upstream is this name: the one `codex exec` sends, so the provider sees the same client on both transports.
       await server.request(
         'initialize',
-        // `experimentalApi`: a thread with approvals asks for `rawResponseItem/completed` (see app-server-approvals.ts).
+        // `experimentalApi`: a thread with approvals asks for `rawResponseItem/completed` (see warm-approvals.ts).
         { clientInfo: { name: 'codex_exec', title: 'Toolbridge', version: '1' }, capabilities: { experimentalApi: true } },
         o.timeoutMs,
       );
@@ -96,35 +83,18 @@ export class AppServer implements WarmMember {
     }
   }
 
-  get pid(): number | undefined {
-    return this.proc.pid;
+  override get alive(): boolean {
+    return super.alive && !this.gone && !this.proc.exited;
   }
 
-  get alive(): boolean {
-    return !this.gone && !this.proc.exited;
+  protected onEnd(): void {
+    const stderr = cleanStderr(this.exitInfo.stderrTail).split('\n').at(-1);
+    this.pending.failAll(
+      new ProviderExecutionError(`Codex's app-server exited${stderr ? `: ${stderr}` : ''}`, { toolId: TOOL_ID, retryable: true }),
+    );
   }
 
-  private async read(): Promise<void> {
-    try {
-      for await (const line of this.proc) this.dispatch(line);
-    } catch {
-      // killed or crashed: handled below like an exit
-    }
-    this.gone = true;
-    const exit = await this.proc.result.catch(() => undefined);
-    const stderr = cleanStderr(exit?.stderrTail ?? '')
-      .split('\n')
-      .at(-1);
-    const error = new ProviderExecutionError(`Codex's app-server exited${stderr ? `: ${stderr}` : ''}`, {
-      toolId: TOOL_ID,
-      retryable: true,
-    });
-    for (const p of this.pending.values()) p.reject(error);
-    this.pending.clear();
-    for (const l of this.exitListeners) l();
-  }
-
-  private dispatch(line: string): void {
+  protected onLine(line: string): void {
     const msg = parseJsonLine(line);
     if (!msg) return;
     const id = msg.id;
@@ -140,50 +110,37 @@ export class AppServer implements WarmMember {
               () => answerServerRequest(method),
             )
           : Promise.resolve(answerServerRequest(method));
-        void answer.then((a) => this.proc.write(`${JSON.stringify({ id, ...a })}\n`)).catch(() => undefined);
+        void answer.then((a) => this.write(`${JSON.stringify({ id, ...a })}\n`)).catch(() => undefined);
         return;
       }
       if (threadId) for (const l of this.threads.get(threadId) ?? []) l({ method, params });
       return;
     }
-    const p = typeof id === 'number' ? this.pending.get(id) : undefined;
-    if (!p) return;
-    this.pending.delete(id as number);
-    const error = msg.error as { code?: number; message?: string } | undefined;
-    if (error) p.reject(new RpcError(p.method, error.code ?? 0, error.message ?? 'error'));
-    else p.resolve((msg.result ?? {}) as Json);
+    if (typeof id === 'number') this.pending.settle(String(id), msg);
   }
 
   /** Send a request; its answer, an RpcError, or a retryable error when the server exits or `timeoutMs` passes. */
-  request(method: string, params: Json | null, timeoutMs?: number): Promise<Json> {
-    if (this.gone)
-      return Promise.reject(new ProviderExecutionError(`Codex's app-server is not running`, { toolId: TOOL_ID, retryable: true }));
-    const id = this.nextId++;
-    return new Promise<Json>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      const done = (f: () => void) => {
-        if (timer) clearTimeout(timer);
-        f();
-      };
-      this.pending.set(id, { method, resolve: (v) => done(() => resolve(v)), reject: (e) => done(() => reject(e)) });
-      if (timeoutMs !== undefined) {
-        timer = setTimeout(() => {
-          this.pending.delete(id);
-          reject(new TimeoutError(`Codex's app-server did not answer ${method} within ${timeoutMs} ms`, { toolId: TOOL_ID }));
-        }, timeoutMs);
-        timer.unref();
-      }
-      this.proc.write(`${JSON.stringify({ id, method, params })}\n`).catch(() => {
-        // Its stdin is gone: the process is dying (killed, crashed), though its exit may not have been seen yet.
-        this.gone = true;
-        this.pending.delete(id);
-        done(() => reject(new ProviderExecutionError(`Codex's app-server is not running`, { toolId: TOOL_ID, retryable: true })));
-      });
-    });
+  async request(method: string, params: Json | null, timeoutMs?: number): Promise<Json> {
+    const notRunning = () => new ProviderExecutionError(`Codex's app-server is not running`, { toolId: TOOL_ID, retryable: true });
+    if (!this.alive) throw notRunning();
+    const msg = await this.pending.request(
+      (id) =>
+        this.write(`${JSON.stringify({ id: Number(id), method, params })}\n`).catch(() => {
+          this.gone = true;
+          throw notRunning();
+        }),
+      {
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        late: () => new TimeoutError(`Codex's app-server did not answer ${method} within ${timeoutMs} ms`, { toolId: TOOL_ID }),
+      },
+    );
+    const error = msg.error as { code?: number; message?: string } | undefined;
+    if (error) throw new RpcError(method, error.code ?? 0, error.message ?? 'error');
+    return (msg.result ?? {}) as Json;
   }
 
   notify(method: string, params?: Json): void {
-    void this.proc.write(`${JSON.stringify(params === undefined ? { method } : { method, params })}\n`).catch(() => undefined);
+    void this.write(`${JSON.stringify(params === undefined ? { method } : { method, params })}\n`).catch(() => undefined);
   }
 
   /**
@@ -212,16 +169,5 @@ export class AppServer implements WarmMember {
     return () => {
       if (this.requestHandlers.get(threadId) === handler) this.requestHandlers.delete(threadId);
     };
-  }
-
-  /** Be told when the server exits (crash, kill, close); the returned function stops it. */
-  onExit(listener: () => void): () => void {
-    this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
-  }
-
-  /** Close stdin (the server then exits by itself), kill its group if it has not after a grace period, and wait. */
-  async close(): Promise<void> {
-    await endGracefully(this.proc, 3000);
   }
 }

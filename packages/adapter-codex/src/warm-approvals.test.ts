@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { testGate } from '@toolbridge/test-suite/kit';
-import { leavesSandbox, ThreadApprovals } from './app-server-approvals.js';
+import { leavesSandbox, ThreadApprovals } from './warm-approvals.js';
 
 /**
  * The decisions of a thread's approvals, from the notifications the real `codex app-server` 0.169
