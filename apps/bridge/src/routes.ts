@@ -48,14 +48,28 @@ function refreshOf(req: Request): boolean {
   throw new InvalidRequestError(`query parameter "refresh" must be true or false (got ${quoted(JSON.stringify(value))})`);
 }
 
-/** Activity events are the same in both streams. */
-const activityFrame = (event: { type: 'activity'; activity: unknown }): SseFrame => ({
-  event: 'activity',
-  data: { activity: event.activity },
-});
+type TurnEvent =
+  | { type: 'delta'; text: string }
+  | { type: 'activity'; activity: unknown }
+  | { type: 'approval'; approval: unknown }
+  | { type: 'done'; response: unknown };
 
-/** An action waiting for the caller's answer (`POST /approvals/:approvalId`). */
-const approvalFrame = (event: { type: 'approval'; approval: unknown }): SseFrame => ({ event: 'approval', data: event.approval });
+/**
+ * The frames of the events a tool's stream and a fallback stream share: text, activity steps, an
+ * action waiting for the caller's answer (`POST /approvals/:approvalId`), the final response.
+ */
+function turnFrame(event: TurnEvent): SseFrame {
+  switch (event.type) {
+    case 'delta':
+      return { event: 'delta', data: { text: event.text } };
+    case 'activity':
+      return { event: 'activity', data: { activity: event.activity } };
+    case 'approval':
+      return { event: 'approval', data: event.approval };
+    case 'done':
+      return { event: 'done', data: event.response, final: true };
+  }
+}
 
 export function createNativeRouter(ctx: RouteContext): Router {
   const { toolbridge, options } = ctx;
@@ -143,18 +157,7 @@ export function createNativeRouter(ctx: RouteContext): Router {
           signal,
           toolId,
           error: streamError,
-          frames: (event) => {
-            switch (event.type) {
-              case 'delta':
-                return [{ event: 'delta', data: { text: event.text } }];
-              case 'activity':
-                return [activityFrame(event)];
-              case 'approval':
-                return [approvalFrame(event)];
-              case 'done':
-                return [{ event: 'done', data: event.response, final: true }];
-            }
-          },
+          frames: (event) => [turnFrame(event)],
         });
       },
     },
@@ -188,19 +191,9 @@ export function createNativeRouter(ctx: RouteContext): Router {
           signal,
           error: streamError,
           frames: (event) => {
-            switch (event.type) {
-              case 'attempt':
-                return [{ event: 'attempt', data: event.attempt, preliminary: true }];
-              case 'delta':
-                return [{ event: 'delta', data: { text: event.text } }];
-              case 'activity':
-                return [activityFrame(event)];
-              case 'approval':
-                return [approvalFrame(event)];
-              case 'done':
-                res.locals.toolId = event.response.toolId;
-                return [{ event: 'done', data: event.response, final: true }];
-            }
+            if (event.type === 'attempt') return [{ event: 'attempt', data: event.attempt, preliminary: true }];
+            if (event.type === 'done') res.locals.toolId = event.response.toolId;
+            return [turnFrame(event)];
           },
         });
       },
