@@ -76,7 +76,8 @@ export function dashboardTools(): { codex: ScriptedAdapter; claude: ScriptedAdap
     features: {
       activity: true,
       images: true,
-      structuredOutput: 'prompt',
+      // Like the real Codex: the schema goes natively (a prompt-form tool never sees responseFormat).
+      structuredOutput: 'native',
       permissions: ['read-only', 'workspace-write', 'full'],
       warm: true,
       mcpServers: true,
