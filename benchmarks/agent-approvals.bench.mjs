@@ -60,7 +60,7 @@ async function measure({ registry, toolId, cwd, control, stamps, queueCommand, q
     const before = stamps.length;
     const chat = registry.chat(
       toolId,
-      { messages: [{ role: 'user', content: 'Run it' }], cwd, permissions: 'workspace-write' },
+      { messages: [{ role: 'user', content: 'Run it' }], cwd, permissions: toolId === 'codex' ? 'full' : 'workspace-write' },
       { timeoutMs: 180_000 },
     );
     await gate.nth(0, 180_000);

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { defineAdapter, runProcess } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, type CallContext, type ToolAdapter } from '@toolbridge/core';
+import { InvalidRequestError, ProviderExecutionError, type CallContext, type ToolAdapter } from '@toolbridge/core';
 import { codexLogin, loginStatusAuth, providerAuth } from './auth.js';
 import { codexConfig, TOOL_ID } from './config.js';
 import { detectCodex } from './detect.js';
@@ -24,6 +24,14 @@ function approvalsNeedServer(spawnReason: string | undefined): ProviderExecution
         toolId: TOOL_ID,
         retryable: true,
       });
+}
+
+/** Approvals at workspace-write: Codex would run an approved command outside its sandbox (see `stream`). */
+function approvalsAtWorkspaceWrite(): InvalidRequestError {
+  return new InvalidRequestError(
+    'Codex cannot ask for approvals at workspace-write: it runs an approved command outside its sandbox. Use read-only or full with approvals, or workspace-write without them',
+    { toolId: TOOL_ID, publicDetails: { reason: 'unsupported', feature: 'approvals' } },
+  );
 }
 
 /**
@@ -115,6 +123,10 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
         const user = await readCodexUserConfig(turn.codexHome, turn.profile);
         turn = withMcpServers(turn, request, ctx.approvals !== undefined, user.shellExclude ?? []);
       }
+      // Measured with Codex 0.169 (2026-11-26, 5 of 5 runs): a command approved on app-server at
+      // workspace-write ran outside its sandbox (it wrote /var/tmp). The level is the ceiling, so
+      // approvals there are refused before anything runs; at full nothing is sandboxed anyway.
+      if (ctx.approvals && turn.permissions.sandbox === 'workspace-write') throw approvalsAtWorkspaceWrite();
       const spawnReason = warm.spawnReason(ctx, turn);
       if (!spawnReason && (yield* warm.stream(request, ctx, turn))) return;
       // `codex exec` never asks: running it would do unasked what the caller wanted to approve.

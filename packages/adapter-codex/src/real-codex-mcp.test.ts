@@ -130,7 +130,8 @@ describe.each(TRANSPORTS)('mcpServers handed to real codex 0.169.0 (%s)', (trans
         const { result, activity } = await chat({
           messages: [{ role: 'user', content: 'Look two keys up' }],
           cwd,
-          permissions: 'workspace-write',
+          // Codex takes approvals at full (and read-only) only: see the adapter's stream.
+          permissions: 'full',
           mcpServers: [server],
         });
         expect(result.message.content).toBe('Both tried.');
