@@ -119,14 +119,14 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): ToolAdapt
     async *stream(request, ctx) {
       // Inside the generator: a bad setting fails the stream, never the call that creates it.
       let turn = turnSettings(request, ctx, codexHomeOf(ctx));
-      if (request.mcpServers?.length) {
-        const user = await readCodexUserConfig(turn.codexHome, turn.profile);
-        turn = withMcpServers(turn, request, ctx.approvals !== undefined, user.shellExclude ?? []);
-      }
       // Measured with Codex 0.169 (2026-11-26, 5 of 5 runs): a command approved on app-server at
       // workspace-write ran outside its sandbox (it wrote /var/tmp). The level is the ceiling, so
       // approvals there are refused before anything runs; at full nothing is sandboxed anyway.
       if (ctx.approvals && turn.permissions.sandbox === 'workspace-write') throw approvalsAtWorkspaceWrite();
+      if (request.mcpServers?.length) {
+        const user = await readCodexUserConfig(turn.codexHome, turn.profile);
+        turn = withMcpServers(turn, request, ctx.approvals !== undefined, user.shellExclude ?? []);
+      }
       const spawnReason = warm.spawnReason(ctx, turn);
       if (!spawnReason && (yield* warm.stream(request, ctx, turn))) return;
       // `codex exec` never asks: running it would do unasked what the caller wanted to approve.
