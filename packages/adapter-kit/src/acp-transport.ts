@@ -13,7 +13,7 @@ import {
 import { AcpAgent } from './acp-agent.js';
 import { acpTurn } from './acp-turn.js';
 import type { AcpTurnSpec } from './acp-turn-spec.js';
-import { warmFingerprint } from './fingerprint.js';
+import { envFingerprint, warmFingerprint } from './fingerprint.js';
 import { WarmTransport, type WarmSetup } from './warm-transport.js';
 
 /**
@@ -87,15 +87,17 @@ export class AcpTransport<S> {
 
   private async setupOf(ctx: CallContext, setup: S, turn?: AcpTurnSpec): Promise<WarmSetup> {
     const launch = await this.spec.launch(ctx, setup, this.stateDir);
+    // A chat's MCP servers (their env and headers hold secrets: hashed, as the environment is) get a
+    // process of their own: a session lives in the process that made it, so a live session made
+    // without them (or with others) is never continued with them, and a session continued elsewhere
+    // is loaded with them. Health's `load` follows the plain setup.
+    const mcp = turn?.mcpServers?.length
+      ? createHash('sha256').update(JSON.stringify(turn.mcpServers)).digest('hex').slice(0, 16)
+      : undefined;
     // The environment is part of what the process is (HOME, keys): hashed, never kept as text in the key.
-    const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
-    // A chat's MCP servers (their env and headers hold secrets: hashed too) get a process of their own:
-    // a session lives in the process that made it, so a live session made without them (or with
-    // others) is never continued with them, and a session continued elsewhere is loaded with them.
-    const mcp = turn?.mcpServers?.length ? hash(turn.mcpServers) : undefined;
-    const key = JSON.stringify([launch.command, launch.args, hash(Object.entries(launch.env).sort()), ...(mcp ? [mcp] : [])]);
+    const key = JSON.stringify([launch.command, launch.args, envFingerprint(launch.env), ...(mcp ? [mcp] : [])]);
     this.launches.set(key, launch);
-    return { key, fingerprint: warmFingerprint({ args: launch.args }, launch.files) };
+    return { key, fingerprint: warmFingerprint({ args: launch.args }, launch.files), ...(mcp ? { reported: false } : {}) };
   }
 
   /**
