@@ -15,7 +15,7 @@ const table: FailureTable = {
     { class: 'transient', when: (f) => (f.status ?? 0) >= 500 },
   ],
   messages: { auth: (f) => `Tool is not signed in: ${f.text}. Run tool login.` },
-  retryAfterMs: (text) => (/in (\d+)s/.exec(text) ? Number(/in (\d+)s/.exec(text)![1]) * 1000 : undefined),
+  retryAfterMs: (f) => (/in (\d+)s/.exec(f.text) ? Number(/in (\d+)s/.exec(f.text)![1]) * 1000 : undefined),
 };
 
 describe('classifyFailure (a failure table → one typed error)', () => {
@@ -44,6 +44,47 @@ describe('classifyFailure (a failure table → one typed error)', () => {
     expect(classifyFailure({ text: 'No such session abc' }, table)).toMatchObject({
       retryable: false,
       publicDetails: { reason: 'native_session_missing' },
+    });
+  });
+});
+
+describe('a table over a tool’s own facts', () => {
+  interface Facts {
+    text: string;
+    status?: number;
+    errorType?: string;
+    waitMs?: number;
+    now: number;
+  }
+  const typed: FailureTable<Facts> = {
+    name: 'Tool',
+    toolId: 'tool',
+    rules: [
+      { class: 'quota', when: (f) => f.errorType === 'quota' },
+      { class: 'rate_limit', status: [429] },
+      { class: 'failed', match: /as root/, reason: 'bypass_refused_as_root', message: () => 'Tool refuses to run as root' },
+    ],
+    // A quota names when it resets; a rate limit how long to wait.
+    resetsAt: (f, kind) => (kind === 'quota' && f.waitMs !== undefined ? new Date(f.now + f.waitMs) : undefined),
+    retryAfterMs: (f, kind) => (kind === 'rate_limit' ? f.waitMs : undefined),
+  };
+
+  it('decides by the tool’s fields and hands each wait to its class', () => {
+    const quota = classifyFailure({ text: 'weekly allowance used', errorType: 'quota', waitMs: 60_000, now: 1_000 }, typed);
+    expect(quota).toBeInstanceOf(QuotaExceededError);
+    expect(quota).toMatchObject({ resetsAt: new Date(61_000) });
+    expect((quota as QuotaExceededError).retryAfterMs).toBeUndefined();
+    const rate = classifyFailure({ text: 'slow down', status: 429, waitMs: 2_000, now: 1_000 }, typed);
+    expect(rate).toMatchObject({ retryAfterMs: 2_000 });
+    expect((rate as RateLimitError).resetsAt).toBeUndefined();
+  });
+
+  it('gives a row’s public reason to callers', () => {
+    const root = classifyFailure({ text: 'cannot run as root', now: 0 }, typed);
+    expect(root).toMatchObject({
+      message: 'Tool refuses to run as root',
+      retryable: false,
+      publicDetails: { reason: 'bypass_refused_as_root' },
     });
   });
 });

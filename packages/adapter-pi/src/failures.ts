@@ -47,7 +47,7 @@ const PI_FAILURES: FailureTable = {
     rate_limit: (f) => `${NAME}'s provider is rate limiting: ${f.text}`,
     timeout: (f) => `${NAME}'s provider timed out: ${f.text}`,
   },
-  retryAfterMs: resetMs,
+  retryAfterMs: (f) => resetMs(f.text),
 };
 
 /**
