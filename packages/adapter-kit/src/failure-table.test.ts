@@ -88,3 +88,38 @@ describe('a table over a tool’s own facts', () => {
     });
   });
 });
+
+describe('stderr, an empty message, and a row’s details', () => {
+  it('puts stderr after a failed or transient message that lacks it, and keeps it for logs', () => {
+    const crash = classifyFailure({ text: 'boom', exitCode: 101, stderr: 'thread panicked', details: { exitCode: 101 } }, table);
+    expect(crash).toMatchObject({
+      message: 'Tool failed: boom\nthread panicked',
+      details: { exitCode: 101, stderrTail: 'thread panicked' },
+    });
+    expect(classifyFailure({ text: 'upstream', status: 502, stderr: '502 from upstream' }, table).message).toBe(
+      'Tool failed: upstream\n502 from upstream',
+    );
+    // Already in the text: not twice. Another class: the message stays the tool's words.
+    expect(classifyFailure({ text: 'boom: thread panicked', stderr: 'thread panicked' }, table).message).toBe(
+      'Tool failed: boom: thread panicked',
+    );
+    const auth = classifyFailure({ text: 'bad token', status: 401, stderr: 'HTTP 401' }, table);
+    expect(auth).toMatchObject({ message: 'Tool is not signed in: bad token. Run tool login.', details: { stderrTail: 'HTTP 401' } });
+  });
+
+  it('says so when the tool gave no message', () => {
+    expect(classifyFailure({ text: '' }, table).message).toBe('Tool failed: no error message');
+    expect(classifyFailure({ text: '', stderr: 'segfault' }, table).message).toBe('Tool failed: no error message\nsegfault');
+  });
+
+  it('adds a matching row’s details to the facts’ own', () => {
+    const rows: FailureTable = {
+      name: 'Tool',
+      toolId: 'tool',
+      rules: [{ class: 'session_missing', match: /no thread (\w+)/, details: (f) => ({ toolError: f.text }) }],
+    };
+    const missing = classifyFailure({ text: 'no thread t-42', details: { exitCode: 1 } }, rows);
+    expect(missing.details).toEqual({ exitCode: 1, toolError: 'no thread t-42' });
+    expect(classifyFailure({ text: 'other', details: { exitCode: 1 } }, rows).details).toEqual({ exitCode: 1 });
+  });
+});
