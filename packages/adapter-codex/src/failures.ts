@@ -49,12 +49,7 @@ export interface CodexFacts extends FailureFacts {
 export function codexFacts(message: string, context: { stderrTail?: string; exitCode?: number | null; now?: Date } = {}): CodexFacts {
   const { stderrTail, exitCode, now } = context;
   const stderr = stderrTail ? tail(cleanStderr(stderrTail), 2000) : '';
-  return {
-    text: message.trim(),
-    ...(stderr ? { stderr } : {}),
-    ...(now ? { now } : {}),
-    details: exitCode !== undefined && exitCode !== null ? { exitCode } : {},
-  };
+  return { text: message.trim(), stderr, now, details: exitCode !== undefined && exitCode !== null ? { exitCode } : {} };
 }
 
 /** Codex's failures: structured messages by their words; anything else is a failure with the stderr tail. */

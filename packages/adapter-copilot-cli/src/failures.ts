@@ -47,13 +47,14 @@ export interface CopilotFacts extends FailureFacts {
 
 /** The facts of Copilot's `session.error` (or an "Error: …" answer of its ACP server). */
 export function sessionErrorFacts(e: SessionError, context: { now?: number } = {}): CopilotFacts {
+  const { errorType, errorCode, statusCode: status } = e;
   return {
     text: e.message.trim(),
-    ...(e.statusCode !== undefined ? { status: e.statusCode } : {}),
-    ...(e.errorType !== undefined ? { errorType: e.errorType } : {}),
-    ...(e.errorCode !== undefined ? { errorCode: e.errorCode } : {}),
-    ...(context.now !== undefined ? { now: context.now } : {}),
-    details: { errorType: e.errorType, ...(e.statusCode ? { statusCode: e.statusCode } : {}) },
+    status,
+    errorType,
+    errorCode,
+    now: context.now,
+    details: { errorType, ...(status ? { statusCode: status } : {}) },
   };
 }
 

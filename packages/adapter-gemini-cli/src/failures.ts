@@ -62,12 +62,11 @@ export function geminiFacts(message: string, context: { exitCode?: number | null
   const { exitCode, stderrTail } = context;
   const stderr = stderrTail ? tail(cleanStderr(stderrTail), 2000) : '';
   const text = stripAnsi(message).trim();
-  const status = httpStatusOf(text, exitCode);
   return {
     text,
-    ...(status !== undefined ? { status } : {}),
-    ...(exitCode !== undefined ? { exitCode } : {}),
-    ...(stderr ? { stderr } : {}),
+    status: httpStatusOf(text, exitCode),
+    exitCode,
+    stderr,
     details: exitCode !== undefined && exitCode !== null ? { exitCode } : {},
   };
 }
