@@ -62,15 +62,10 @@ const TYPE_OF_STATUS: Record<number, string> = { 401: 'authentication', 403: 'au
 
 /** A failed model call Copilot was about to retry, as the `session.error` it would have ended with. */
 export function callFailureFacts(f: CallFailure, context: { now?: number } = {}): CopilotFacts {
-  const message = callMessage(f);
-  const code = callCode(f);
-  const status = f.statusCode;
+  const status = f.statusCode || undefined;
   const errorType = (status && TYPE_OF_STATUS[status]) || (f.failureKind === 'transport' ? 'transport' : 'query');
-  const text = status ? `${status} ${message}` : message;
-  return sessionErrorFacts(
-    { errorType, message: text, ...(status ? { statusCode: status } : {}), ...(code ? { errorCode: code } : {}) },
-    context,
-  );
+  const message = status ? `${status} ${callMessage(f)}` : callMessage(f);
+  return sessionErrorFacts({ errorType, message, statusCode: status, errorCode: callCode(f) }, context);
 }
 
 /**
