@@ -55,6 +55,7 @@ describe('a table over a tool’s own facts', () => {
     errorType?: string;
     waitMs?: number;
     now: number;
+    details?: Record<string, unknown>;
   }
   const typed: FailureTable<Facts> = {
     name: 'Tool',
@@ -63,6 +64,7 @@ describe('a table over a tool’s own facts', () => {
       { class: 'quota', when: (f) => f.errorType === 'quota' },
       { class: 'rate_limit', status: [429] },
       { class: 'failed', match: /as root/, reason: 'bypass_refused_as_root', message: () => 'Tool refuses to run as root' },
+      { class: 'session_missing', match: /no such session/, details: (f) => ({ sessionGone: true, status: f.status }) },
     ],
     // A quota names when it resets; a rate limit how long to wait.
     resetsAt: (f, kind) => (kind === 'quota' && f.waitMs !== undefined ? new Date(f.now + f.waitMs) : undefined),
@@ -86,5 +88,11 @@ describe('a table over a tool’s own facts', () => {
       retryable: false,
       publicDetails: { reason: 'bypass_refused_as_root' },
     });
+  });
+
+  it('keeps a row’s own details for logs, else the facts’ details', () => {
+    const gone = classifyFailure({ text: 'no such session', status: 404, now: 0, details: { exitCode: 1 } }, typed);
+    expect(gone.details).toEqual({ sessionGone: true, status: 404 });
+    expect(classifyFailure({ text: 'slow down', status: 429, now: 0, details: { exitCode: 1 } }, typed).details).toEqual({ exitCode: 1 });
   });
 });

@@ -34,6 +34,8 @@ export interface FailureRule<F extends FailureFacts = FailureFacts> {
   message?(facts: F): string;
   /** A reason callers may see (`publicDetails.reason`); `session_missing` has `native_session_missing`. */
   reason?: string;
+  /** The error's details (for logs) when this row keeps other facts than `facts.details`. */
+  details?(facts: F): Record<string, unknown>;
 }
 
 /** The two classes that carry a wait. */
@@ -85,7 +87,11 @@ export function classifyFailure<F extends FailureFacts>(facts: F, table: Failure
   const { class: kind, rule } = failureClass(facts, table.rules);
   const message = rule?.message?.(facts) ?? table.messages?.[kind]?.(facts) ?? `${table.name} ${WORDS[kind]}: ${facts.text}`;
   const reason = rule?.reason ?? (kind === 'session_missing' ? 'native_session_missing' : undefined);
-  const opts = { toolId: table.toolId, details: facts.details ?? {}, ...(reason ? { publicDetails: { reason } } : {}) };
+  const opts = {
+    toolId: table.toolId,
+    details: rule?.details?.(facts) ?? facts.details ?? {},
+    ...(reason ? { publicDetails: { reason } } : {}),
+  };
   const wait = (k: WaitClass) => {
     const retryAfterMs = table.retryAfterMs?.(facts, k);
     const resetsAt = table.resetsAt?.(facts, k);
