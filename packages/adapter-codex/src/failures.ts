@@ -63,7 +63,7 @@ export const CODEX_FAILURES: FailureTable<CodexFacts> = {
       message: () =>
         'Codex cannot continue this conversation: its own record of the session is gone (deleted from $CODEX_HOME/sessions, or never written). Start a new session.',
       // The thread id is Codex's own: kept for logs, never shown to callers.
-      details: (f) => ({ codexError: f.text }),
+      details: (f) => ({ ...f.details, codexError: f.text }),
     },
     { class: 'quota', match: USAGE_LIMIT, message: (f) => `Codex usage limit reached: ${f.text}` },
     { class: 'rate_limit', match: RATE_LIMIT },

@@ -87,7 +87,7 @@ export const GEMINI_FAILURES: FailureTable = {
           ?.trim();
         return `${RETIRED_SIGN_IN_MESSAGE}${said ? ` (Google said: ${said})` : ''}`;
       },
-      details: () => ({ retiredSignIn: true }),
+      details: (f) => ({ ...f.details, retiredSignIn: true }),
     },
     { class: 'auth', exitCode: [EXIT.auth] },
     { class: 'auth', status: [401, 403] },

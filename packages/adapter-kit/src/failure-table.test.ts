@@ -55,6 +55,7 @@ describe('a table over a tool’s own facts', () => {
     errorType?: string;
     waitMs?: number;
     now: number;
+    details?: Record<string, unknown>;
   }
   const typed: FailureTable<Facts> = {
     name: 'Tool',
@@ -63,6 +64,7 @@ describe('a table over a tool’s own facts', () => {
       { class: 'quota', when: (f) => f.errorType === 'quota' },
       { class: 'rate_limit', status: [429] },
       { class: 'failed', match: /as root/, reason: 'bypass_refused_as_root', message: () => 'Tool refuses to run as root' },
+      { class: 'session_missing', match: /no such session/, details: (f) => ({ sessionGone: true, status: f.status }) },
     ],
     // A quota names when it resets; a rate limit how long to wait.
     resetsAt: (f, kind) => (kind === 'quota' && f.waitMs !== undefined ? new Date(f.now + f.waitMs) : undefined),
@@ -87,9 +89,15 @@ describe('a table over a tool’s own facts', () => {
       publicDetails: { reason: 'bypass_refused_as_root' },
     });
   });
+
+  it('keeps a row’s own details for logs, else the facts’ details', () => {
+    const gone = classifyFailure({ text: 'no such session', status: 404, now: 0, details: { exitCode: 1 } }, typed);
+    expect(gone.details).toEqual({ sessionGone: true, status: 404 });
+    expect(classifyFailure({ text: 'slow down', status: 429, now: 0, details: { exitCode: 1 } }, typed).details).toEqual({ exitCode: 1 });
+  });
 });
 
-describe('stderr, an empty message, and a row’s details', () => {
+describe('stderr and an empty message', () => {
   it('puts stderr after a failed or transient message that lacks it, and keeps it for logs', () => {
     const crash = classifyFailure({ text: 'boom', exitCode: 101, stderr: 'thread panicked', details: { exitCode: 101 } }, table);
     expect(crash).toMatchObject({
@@ -112,14 +120,17 @@ describe('stderr, an empty message, and a row’s details', () => {
     expect(classifyFailure({ text: '', stderr: 'segfault' }, table).message).toBe('Tool failed: no error message\nsegfault');
   });
 
-  it('adds a matching row’s details to the facts’ own', () => {
+  it('keeps stderr for logs whichever details the row keeps', () => {
     const rows: FailureTable = {
       name: 'Tool',
       toolId: 'tool',
-      rules: [{ class: 'session_missing', match: /no thread (\w+)/, details: (f) => ({ toolError: f.text }) }],
+      rules: [{ class: 'session_missing', match: /no thread (\w+)/, details: (f) => ({ ...f.details, toolError: f.text }) }],
     };
-    const missing = classifyFailure({ text: 'no thread t-42', details: { exitCode: 1 } }, rows);
-    expect(missing.details).toEqual({ exitCode: 1, toolError: 'no thread t-42' });
-    expect(classifyFailure({ text: 'other', details: { exitCode: 1 } }, rows).details).toEqual({ exitCode: 1 });
+    const missing = classifyFailure({ text: 'no thread t-42', stderr: 'resume failed', details: { exitCode: 1 } }, rows);
+    expect(missing.details).toEqual({ exitCode: 1, toolError: 'no thread t-42', stderrTail: 'resume failed' });
+    expect(classifyFailure({ text: 'other', stderr: 'resume failed', details: { exitCode: 1 } }, rows).details).toEqual({
+      exitCode: 1,
+      stderrTail: 'resume failed',
+    });
   });
 });

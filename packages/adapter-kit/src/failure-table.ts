@@ -21,8 +21,9 @@ export interface FailureFacts {
   exitCode?: number | null;
   /**
    * The tail of what the tool printed on stderr, without its routine notices. Kept for logs
-   * (`details.stderrTail`) and put on its own line after a `failed` or `transient` message whose
-   * text does not hold it already: a tool's last stderr lines are often the only clue to a crash.
+   * (`details.stderrTail`, whichever details the row keeps) and put on its own line after a
+   * `failed` or `transient` message whose text does not hold it already: a tool's last stderr
+   * lines are often the only clue to a crash.
    */
   stderr?: string;
   /** Kept on the error for logs (never shown to callers). */
@@ -40,7 +41,7 @@ export interface FailureRule<F extends FailureFacts = FailureFacts> {
   message?(facts: F): string;
   /** A reason callers may see (`publicDetails.reason`); `session_missing` has `native_session_missing`. */
   reason?: string;
-  /** More for logs when this row matches (the tool's own id of a missing session, say). */
+  /** The error's details (for logs) when this row keeps other facts than `facts.details`. */
   details?(facts: F): Record<string, unknown>;
 }
 
@@ -96,8 +97,11 @@ export function classifyFailure<F extends FailureFacts>(facts: F, table: Failure
   const stderr = facts.stderr;
   const message = stderr && (kind === 'failed' || kind === 'transient') && !facts.text.includes(stderr) ? `${worded}\n${stderr}` : worded;
   const reason = rule?.reason ?? (kind === 'session_missing' ? 'native_session_missing' : undefined);
-  const details = { ...facts.details, ...(stderr ? { stderrTail: stderr } : {}), ...rule?.details?.(facts) };
-  const opts = { toolId: table.toolId, details, ...(reason ? { publicDetails: { reason } } : {}) };
+  const opts = {
+    toolId: table.toolId,
+    details: { ...(rule?.details?.(facts) ?? facts.details), ...(stderr ? { stderrTail: stderr } : {}) },
+    ...(reason ? { publicDetails: { reason } } : {}),
+  };
   const wait = (k: WaitClass) => {
     const retryAfterMs = table.retryAfterMs?.(facts, k);
     const resetsAt = table.resetsAt?.(facts, k);

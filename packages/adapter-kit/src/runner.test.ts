@@ -59,7 +59,7 @@ describe('runProcess', () => {
   });
 
   it('kills the whole process tree on timeout, including a child that ignores SIGTERM', async () => {
-    const proc = spawnProcess({ command: node, args: ['-e', treeScript], timeoutMs: 800, killGraceMs: 300 });
+    const proc = spawnProcess({ command: node, args: ['-e', treeScript], timeoutMs: 3000, killGraceMs: 300 });
     let pids: number[] = [];
     const error = await (async () => {
       for await (const line of proc) pids = JSON.parse(line).pids;
