@@ -85,7 +85,7 @@ const record = (stdin) => {
   const scratch = {};
   if (usage) {
     const dir = path.dirname(usage.slice('--usage-output-file='.length));
-    for (const name of fs.readdirSync(dir)) scratch[name] = fs.statSync(path.join(dir, name)).mode & 0o777;
+    for (const name of fs.readdirSync(dir, { recursive: true })) scratch[name] = fs.statSync(path.join(dir, name)).mode & 0o777;
   }
   fs.appendFileSync(${JSON.stringify(recordFile)}, JSON.stringify({ argv, stdin, cwd: process.cwd(), env, scratch, pid: process.pid }) + '\\n');
 };

@@ -71,7 +71,7 @@ process.stdin.on('end', async () => {
   const at = argv.indexOf('--admin-policy');
   const policy = at >= 0 ? fs.readFileSync(argv[at + 1], 'utf8') : undefined;
   const scratch = {};
-  for (const name of fs.readdirSync(process.env.TMPDIR)) scratch[name] = fs.statSync(process.env.TMPDIR + '/' + name).mode & 0o777;
+  for (const name of fs.readdirSync(process.env.TMPDIR, { recursive: true })) scratch[name] = fs.statSync(process.env.TMPDIR + '/' + name).mode & 0o777;
   fs.appendFileSync(${JSON.stringify(recordFile)}, JSON.stringify({ argv, stdin: input, cwd: process.cwd(), env, policy, scratch, pid: process.pid }) + '\\n');
   if (chat.stderr) process.stderr.write(chat.stderr);
   for (const line of (chat.stdout || '').split(/(?<=\\n)/)) {
