@@ -42,6 +42,8 @@ export function errorInfoOf(event: Record<string, unknown>): OpenCodeErrorInfo {
 export interface OpenCodeFailure extends FailureFacts, Omit<OpenCodeErrorInfo, 'message' | 'statusCode'> {
   /** A run that ended without an error event: how, and what it printed; absent for an error event. */
   end?: RunEnd;
+  /** A call on a session of `opencode serve` that it refused (with `status`). */
+  sessionCall?: boolean;
 }
 
 /** How a run without an error event ended. */
@@ -106,10 +108,10 @@ export const OPENCODE_FAILURES: FailureTable<OpenCodeFailure> = {
     {
       class: 'session_missing',
       when: (f) => !!f.end?.resumed && f.end.exitCode !== 0 && /session not found/i.test(stripAnsi(f.text)),
-      message: () =>
-        'OpenCode cannot continue this conversation: its own session is gone (deleted in OpenCode, or its data directory changed). Start a new session.',
       details: (f) => ({ exitCode: f.end!.exitCode }),
     },
+    // `opencode serve` answers 404 to a call on a session it does not have.
+    { class: 'session_missing', status: [404], when: (f) => f.sessionCall === true },
     { class: 'failed', when: (f) => !!f.end?.signal, message: (f) => `OpenCode was killed by ${f.end!.signal}${suffix(f)}` },
     {
       class: 'failed',
@@ -136,6 +138,8 @@ export const OPENCODE_FAILURES: FailureTable<OpenCodeFailure> = {
     { class: 'transient', when: (f) => f.isRetryable ?? (f.status ?? 0) >= 500 },
   ],
   messages: {
+    session_missing: () =>
+      'OpenCode cannot continue this conversation: its own session is gone (deleted in OpenCode, or its data directory changed). Start a new session.',
     auth: (f) => `OpenCode is not authorised by its provider (${what(f)}): ${f.text}. Run "opencode auth login" in a terminal.`,
     quota: (f) => `OpenCode's provider quota is used up (${what(f)}): ${f.text}`,
     rate_limit: (f) => `OpenCode's provider is rate limiting (${what(f)}): ${f.text}`,
