@@ -1,4 +1,5 @@
-import { ProviderExecutionError, RateLimitError, TimeoutError, ToolUnavailableError, ToolbridgeError } from '@toolbridge/core';
+import { classifyFailure, retryAfterMs, type FailureFacts, type FailureTable } from '@toolbridge/adapter-kit';
+import { ProviderExecutionError, TimeoutError, ToolUnavailableError, ToolbridgeError } from '@toolbridge/core';
 
 export { TOOL_ID } from './config.js';
 import { TOOL_ID } from './config.js';
@@ -76,45 +77,46 @@ export function ollamaMessage(bodyText: string): string {
   return message.length > 500 ? message.slice(0, 500) + '…' : message;
 }
 
-/** `Retry-After` as milliseconds: delta-seconds or an HTTP date. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const v = value.trim();
-  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-export function isBusy(message: string): boolean {
-  return /server busy|maximum pending requests/i.test(message);
-}
+const BUSY = /server busy|maximum pending requests/i;
 
 /** Whether a 404's text says the model is missing (old and new Ollama wordings). */
 export function isModelNotFound(message: string): boolean {
   return /model\b.*\bnot found/i.test(message);
 }
 
+/** An HTTP error answer (with its status, headers and endpoint) or an error inside a stream that had started fine. */
+interface OllamaFacts extends FailureFacts {
+  headers?: Headers;
+  path?: string;
+}
+
+const said = (f: OllamaFacts) => (f.text ? `: ${f.text}` : '');
+const failed = (f: OllamaFacts) =>
+  f.path ? `Ollama ${f.path} failed with HTTP ${f.status}${said(f)}` : `Ollama failed while answering: ${f.text}`;
+
+/** Ollama's failures: busy (429, or its queue full) is a rate limit; a server error may pass on a retry. */
+const OLLAMA_FAILURES: FailureTable<OllamaFacts> = {
+  name: 'Ollama',
+  toolId: TOOL_ID,
+  rules: [
+    { class: 'rate_limit', status: [429] },
+    { class: 'rate_limit', match: BUSY },
+    { class: 'transient', when: (f) => (f.status ?? 0) >= 500 },
+  ],
+  messages: {
+    rate_limit: (f) => (f.status !== undefined ? `Ollama is busy (HTTP ${f.status})${said(f)}` : `Ollama is busy${said(f)}`),
+    transient: failed,
+    failed,
+  },
+  retryAfterMs: (f) => retryAfterMs(f.headers),
+};
+
 /** Classify an HTTP error answer that is not "model not found" (handled by the caller, which can list models). */
 export function httpFailure(status: number, headers: Headers, bodyText: string, path: string): ToolbridgeError {
-  const message = ollamaMessage(bodyText);
-  const said = message ? `: ${message}` : '';
-  if (status === 429 || isBusy(message)) {
-    return new RateLimitError(`Ollama is busy (HTTP ${status})${said}`, {
-      toolId: TOOL_ID,
-      retryAfterMs: parseRetryAfter(headers.get('retry-after')),
-      details: { status },
-    });
-  }
-  return new ProviderExecutionError(`Ollama ${path} failed with HTTP ${status}${said}`, {
-    toolId: TOOL_ID,
-    retryable: status >= 500,
-    details: { status },
-  });
+  return classifyFailure({ text: ollamaMessage(bodyText), status, headers, path, details: { status } }, OLLAMA_FAILURES);
 }
 
 /** An `{"error": ...}` object inside a stream that had started fine. */
 export function streamErrorFailure(error: unknown): ToolbridgeError {
-  const message = typeof error === 'string' ? error : JSON.stringify(error);
-  if (isBusy(message)) return new RateLimitError(`Ollama is busy: ${message}`, { toolId: TOOL_ID });
-  return new ProviderExecutionError(`Ollama failed while answering: ${message}`, { toolId: TOOL_ID });
+  return classifyFailure({ text: typeof error === 'string' ? error : JSON.stringify(error) }, OLLAMA_FAILURES);
 }
