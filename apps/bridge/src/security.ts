@@ -7,6 +7,12 @@ import type { ResolvedOptions } from './options.js';
 // DELETE: sessions (`DELETE /sessions/{id}`) and MCP sessions (`DELETE /mcp`).
 const ALLOWED_METHODS = 'GET, PUT, POST, DELETE, OPTIONS';
 const ALLOWED_HEADERS = 'Authorization, Content-Type';
+/**
+ * Response headers a browser page may read besides the CORS-safelisted ones: an MCP client keeps
+ * the session from `Mcp-Session-Id` (the Streamable HTTP transport reads it, and fails without it);
+ * a client backing off reads `Retry-After`.
+ */
+const EXPOSED_HEADERS = 'Mcp-Session-Id, Retry-After';
 
 /**
  * DNS rebinding guard: a page on evil.example that re-points its name at
@@ -108,6 +114,7 @@ export function originCheck(options: Pick<ResolvedOptions, 'allowedOrigins'>): R
       res.status(204).end();
       return;
     }
+    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     next();
   };
 }

@@ -1,8 +1,8 @@
-import { integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
+import { classifyFailure, integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
 import type { ChatResult, StreamEvent } from '@toolbridge/core';
 import { ActivityTracker, STRUCTURED_TOOL } from './activity.js';
 import { TOOL_ID } from './config.js';
-import { classifyFailure, failureWithoutResult, type ApiFailure, type ExitInfo } from './failures.js';
+import { CLAUDE_FAILURES, claudeFailure, type ApiFailure, type ExitInfo } from './failures.js';
 import { structuredText } from './structured.js';
 import { TextStream } from './text-stream.js';
 import type { RateLimitInfo } from './usage-limits.js';
@@ -210,25 +210,31 @@ export class StreamParser {
   finish(exit: ExitInfo): ChatResult {
     const r = this.result;
     if (!r)
-      throw failureWithoutResult(
-        this.failure.error ? { ...this.failure, rateLimit: this.failure.rateLimit ?? this.rateLimit } : undefined,
-        exit,
-        this.jsonLines === 0 && this.otherLines > 0,
+      throw classifyFailure(
+        claudeFailure(
+          this.failure.error ? { ...this.failure, rateLimit: this.failure.rateLimit ?? this.rateLimit } : undefined,
+          exit,
+          this.jsonLines === 0 && this.otherLines > 0,
+        ),
+        CLAUDE_FAILURES,
       );
     const structured = this.options.structured;
     // Claude Code's own schema retries ran out: the last attempt goes to core's check (and its one repair turn).
     const retriesSpent = structured && r.subtype === 'error_max_structured_output_retries';
     if (r.is_error === true && !retriesSpent) {
       throw classifyFailure(
-        {
-          error: this.failure.error,
-          status: num(r.api_error_status) ?? this.failure.status,
-          apiError: str(r.api_error) ?? this.failure.apiError,
-          message: str(r.result) ?? (Array.isArray(r.errors) ? str(r.errors[0]) : undefined) ?? this.failure.message,
-          rateLimit: this.failure.rateLimit ?? this.rateLimit,
-          terminalReason: str(r.terminal_reason),
-        },
-        exit,
+        claudeFailure(
+          {
+            error: this.failure.error,
+            status: num(r.api_error_status) ?? this.failure.status,
+            apiError: str(r.api_error) ?? this.failure.apiError,
+            message: str(r.result) ?? (Array.isArray(r.errors) ? str(r.errors[0]) : undefined) ?? this.failure.message,
+            rateLimit: this.failure.rateLimit ?? this.rateLimit,
+            terminalReason: str(r.terminal_reason),
+          },
+          exit,
+        ),
+        CLAUDE_FAILURES,
       );
     }
     const answer =

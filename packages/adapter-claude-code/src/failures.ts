@@ -1,5 +1,4 @@
-import type { ProcessResult } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, type ToolbridgeError } from '@toolbridge/core';
+import type { FailureFacts, FailureTable, ProcessResult } from '@toolbridge/adapter-kit';
 import { tail } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
 import { exhaustedWindow, type RateLimitInfo } from './usage-limits.js';
@@ -17,77 +16,102 @@ export interface ApiFailure {
 /** How the process (or, for a warm one, the turn) ended. */
 export type ExitInfo = Pick<ProcessResult, 'exitCode' | 'signal' | 'stderrTail'>;
 
+/** A failed run: the API failure Claude Code reported, if it did, and how the process ended. */
+export interface ClaudeFailure extends FailureFacts, ApiFailure {
+  /** False for a run that ended without a result or an API error: a start-up refusal, or a crash. */
+  reported: boolean;
+  exit: ExitInfo;
+  /** It printed lines, none of them stream-json. */
+  notStreamJson: boolean;
+}
+
+/**
+ * The facts of a failed run: structured fields first (the assistant event's `error`,
+ * `api_error_status`, `api_error`), the message text last; without them, its stderr.
+ */
+export function claudeFailure(api: ApiFailure | undefined, exit: ExitInfo, notStreamJson = false): ClaudeFailure {
+  if (!api) {
+    const details = { exitCode: exit.exitCode, signal: exit.signal, stderrTail: exit.stderrTail };
+    return { text: exit.stderrTail, reported: false, exit, notStreamJson, details };
+  }
+  const details = {
+    apiErrorStatus: api.status,
+    apiError: api.apiError,
+    error: api.error,
+    exitCode: exit.exitCode,
+    terminalReason: api.terminalReason,
+  };
+  return { ...api, text: api.message ?? 'unknown error', reported: true, exit, notStreamJson, details };
+}
+
+/** `--resume` of a session Claude Code does not have (any more): it answers at once, with this text. */
+const missingSession = (f: ClaudeFailure) =>
+  /No conversation found with session ID: (\S+)/.exec(`${f.message ?? ''}\n${f.exit.stderrTail}`)?.[1];
+const ROOT_REFUSAL = /cannot be used with root\/sudo privileges/;
+const NOT_LOGGED_IN = /not logged in/i;
+const exhausted = (f: ClaudeFailure) => (f.rateLimit ? exhaustedWindow(f.rateLimit) : undefined);
+const withStderr = (f: ClaudeFailure) => ({ ...f.details, stderrTail: f.exit.stderrTail });
+
 function resetOf(info: RateLimitInfo | undefined): Date | undefined {
   const s = info?.resetsAt;
   return typeof s === 'number' && s > 0 ? new Date(s * 1000) : undefined;
 }
 
-/**
- * Map a failed run to a typed error: structured fields first (the assistant
- * event's `error`, `api_error_status`, `api_error`), the message text last.
- */
-export function classifyFailure(f: ApiFailure, proc: ExitInfo): ToolbridgeError {
-  const text = f.message ?? 'unknown error';
-  const missing = missingSession(`${text}\n${proc.stderrTail}`, proc);
-  if (missing) return missing;
-  const details = {
-    apiErrorStatus: f.status,
-    apiError: f.apiError,
-    error: f.error,
-    exitCode: proc.exitCode,
-    terminalReason: f.terminalReason,
-  };
-  const opts = { toolId: TOOL_ID, details };
-  if (f.error === 'authentication_failed' || f.status === 401 || /not logged in/i.test(text)) {
-    const hint = /not logged in/i.test(text) ? ' Run `claude auth login` (or set ANTHROPIC_API_KEY).' : '';
-    return new ToolAuthError(`Claude Code could not authenticate: ${text}.${hint}`, opts);
-  }
-  const exhausted = f.rateLimit ? exhaustedWindow(f.rateLimit) : undefined;
-  if (f.apiError === 'usage_limit_reached' || exhausted) {
-    const resetsAt = exhausted?.resetsAt ?? resetOf(f.rateLimit);
-    return new QuotaExceededError(`Claude Code usage limit reached: ${text}`, { ...opts, ...(resetsAt ? { resetsAt } : {}) });
-  }
-  if (f.status === 429 || f.status === 529 || f.error === 'rate_limit') {
-    const resetsAt = f.rateLimit?.status === 'rejected' ? resetOf(f.rateLimit) : undefined;
-    const what = f.status === 529 ? 'the API is overloaded' : 'rate limited';
-    return new RateLimitError(`Claude Code ${what}: ${text}`, { ...opts, ...(resetsAt ? { resetsAt } : {}) });
-  }
-  const retryable = (f.status !== undefined && f.status >= 500) || f.apiError === 'connection_failed';
-  const stderr = tail(proc.stderrTail, 600);
-  return new ProviderExecutionError(`Claude Code failed: ${text}${stderr ? ` (stderr: ${stderr})` : ''}`, {
-    ...opts,
-    retryable,
-    details: { ...details, stderrTail: proc.stderrTail },
-  });
+function failed(f: ClaudeFailure): string {
+  const stderr = tail(f.exit.stderrTail, 600);
+  return `Claude Code failed: ${f.text}${stderr ? ` (stderr: ${stderr})` : ''}`;
 }
 
-/** `--resume` of a session Claude Code does not have (any more): it answers at once, with this text. */
-function missingSession(text: string, proc: ExitInfo): ToolbridgeError | undefined {
-  const id = /No conversation found with session ID: (\S+)/.exec(text)?.[1];
-  if (!id) return undefined;
-  return new ProviderExecutionError(
-    `Claude Code no longer has the session ${id} this conversation continues (its transcript was deleted or moved); start a new session`,
-    { toolId: TOOL_ID, retryable: false, details: { exitCode: proc.exitCode }, publicDetails: { reason: 'native_session_missing' } },
-  );
+function crash(f: ClaudeFailure): string {
+  const stderr = tail(f.exit.stderrTail, 600);
+  const { exitCode, signal } = f.exit;
+  const how = signal ? `was killed by ${signal}` : exitCode !== 0 ? `exited with code ${exitCode}` : 'exited';
+  const what = f.notStreamJson ? 'printed output that is not stream-json' : 'ended without a result';
+  return `Claude Code ${what} (it ${how})${stderr ? `: ${stderr}` : ''}`;
 }
 
-/**
- * A run that ended without a `result`: an API failure it reported, one of the start-up refusals
- * Claude Code prints on stderr, or a crash.
- */
-export function failureWithoutResult(api: ApiFailure | undefined, proc: ExitInfo, notStreamJson: boolean): ToolbridgeError {
-  if (api) return classifyFailure(api, proc);
-  const stderr = tail(proc.stderrTail, 600);
-  const details = { exitCode: proc.exitCode, signal: proc.signal, stderrTail: proc.stderrTail };
-  const missing = missingSession(proc.stderrTail, proc);
-  if (missing) return missing;
-  if (/cannot be used with root\/sudo privileges/.test(proc.stderrTail)) {
-    return new ProviderExecutionError(
-      'Claude Code refuses to bypass its permission checks when run as root (full permissions); run Toolbridge as another user, or set IS_SANDBOX=1 if this really is a sandbox',
-      { toolId: TOOL_ID, retryable: false, details, publicDetails: { reason: 'bypass_refused_as_root' } },
-    );
-  }
-  const how = proc.signal ? `was killed by ${proc.signal}` : proc.exitCode !== 0 ? `exited with code ${proc.exitCode}` : 'exited';
-  const what = notStreamJson ? 'printed output that is not stream-json' : 'ended without a result';
-  return new ProviderExecutionError(`Claude Code ${what} (it ${how})${stderr ? `: ${stderr}` : ''}`, { toolId: TOOL_ID, details });
-}
+/** Claude Code's failures: a missing session first, then start-up refusals and crashes, then the API's. */
+export const CLAUDE_FAILURES: FailureTable<ClaudeFailure> = {
+  name: 'Claude Code',
+  toolId: TOOL_ID,
+  rules: [
+    {
+      class: 'session_missing',
+      when: (f) => missingSession(f) !== undefined,
+      message: (f) =>
+        `Claude Code no longer has the session ${missingSession(f)} this conversation continues (its transcript was deleted or moved); start a new session`,
+      details: (f) => ({ exitCode: f.exit.exitCode }),
+    },
+    {
+      class: 'failed',
+      match: ROOT_REFUSAL,
+      when: (f) => !f.reported,
+      reason: 'bypass_refused_as_root',
+      message: () =>
+        'Claude Code refuses to bypass its permission checks when run as root (full permissions); run Toolbridge as another user, or set IS_SANDBOX=1 if this really is a sandbox',
+    },
+    { class: 'failed', when: (f) => !f.reported, message: crash },
+    { class: 'auth', when: (f) => f.error === 'authentication_failed' || f.status === 401 },
+    { class: 'auth', match: NOT_LOGGED_IN },
+    { class: 'quota', when: (f) => f.apiError === 'usage_limit_reached' || exhausted(f) !== undefined },
+    { class: 'rate_limit', status: [429, 529] },
+    { class: 'rate_limit', when: (f) => f.error === 'rate_limit' },
+    { class: 'transient', when: (f) => (f.status ?? 0) >= 500 || f.apiError === 'connection_failed', details: withStderr },
+    { class: 'failed', details: withStderr },
+  ],
+  messages: {
+    auth: (f) =>
+      `Claude Code could not authenticate: ${f.text}.${NOT_LOGGED_IN.test(f.text) ? ' Run `claude auth login` (or set ANTHROPIC_API_KEY).' : ''}`,
+    quota: (f) => `Claude Code usage limit reached: ${f.text}`,
+    rate_limit: (f) => `Claude Code ${f.status === 529 ? 'the API is overloaded' : 'rate limited'}: ${f.text}`,
+    transient: failed,
+    failed,
+  },
+  // A used-up window names when it reopens; a rate limit only when the server rejected the call.
+  resetsAt: (f, kind) =>
+    kind === 'quota'
+      ? (exhausted(f)?.resetsAt ?? resetOf(f.rateLimit))
+      : f.rateLimit?.status === 'rejected'
+        ? resetOf(f.rateLimit)
+        : undefined,
+};

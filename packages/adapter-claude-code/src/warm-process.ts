@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { LineProcess, parseJsonLine, processRunning, type LineProcessSpec } from '@toolbridge/adapter-kit';
+import { classifyFailure, LineProcess, parseJsonLine, processRunning, type LineProcessSpec } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError } from '@toolbridge/core';
 import { TOOL_ID } from './config.js';
-import { failureWithoutResult } from './failures.js';
+import { CLAUDE_FAILURES, claudeFailure } from './failures.js';
 import { initializeLine } from './input.js';
 import { CONTROL_TIMEOUT_MS, ControlChannel } from './warm-control.js';
 
@@ -91,7 +91,7 @@ export class ClaudeProcess extends LineProcess<string> {
 
   protected onEnd(): void {
     // Not installed, or refused at start (root and bypassPermissions): the run's own error says so.
-    this.controls.failAll(this.failure ?? failureWithoutResult(undefined, this.exitInfo, false));
+    this.controls.failAll(this.failure ?? classifyFailure(claudeFailure(undefined, this.exitInfo), CLAUDE_FAILURES));
   }
 
   /**

@@ -165,8 +165,12 @@ describe('warm transport (fake claude speaking stream-json)', () => {
   it('a turn that cannot be interrupted ends with its process; a cancelled chat leaves nothing behind', async () => {
     const s = await setup({ chat: { hang: true }, ignoreInterrupt: true }, { warm: true });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 500);
-    const error = await s.registry.chat('claude-code', hello, { signal: controller.signal }).catch((e) => e);
+    const pending = s.registry.chat('claude-code', hello, { signal: controller.signal }).catch((e) => e);
+    // Cancelled once the turn is under way: a fixed delay could fire while the process was still
+    // starting under load, and a process that started and took no turn stays pooled, as it should.
+    await waitFor(async () => (await readRecords(s.recordFile)).some((r) => r.stdin !== undefined), 10_000, 'the turn to start');
+    controller.abort();
+    const error = await pending;
     expect(error).toBeInstanceOf(AbortedError);
     expect(await waitForPidsGone(await readPids(s.pidFile), 8000)).toEqual([]);
   });

@@ -441,7 +441,7 @@ describe('failures', () => {
     const { adapter, ctx } = await setup({ exec: { ...REPLAYS.reconnecting, pidFile } });
     const events: StreamEvent[] = [];
     const error = await (async () => {
-      for await (const e of adapterStream(adapter, hello, ctx({}, 800))) events.push(e);
+      for await (const e of adapterStream(adapter, hello, ctx({}, 3000))) events.push(e);
     })().catch((x) => x);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ code: 'timeout', httpStatus: 504, toolId: 'codex' });

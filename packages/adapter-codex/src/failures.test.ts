@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError } from '@toolbridge/core';
-import { classifyFailure, cleanStderr, parseRetryAt } from './failures.js';
+import { classifyFailure as classify } from '@toolbridge/adapter-kit';
+import { CODEX_FAILURES, codexFacts, cleanStderr, parseRetryAt } from './failures.js';
 import { capture, MESSAGES } from './testing/fake-codex.js';
 
 describe('parseRetryAt', () => {
@@ -23,7 +24,10 @@ describe('parseRetryAt', () => {
   });
 });
 
-describe('classifyFailure', () => {
+const classifyFailure = (message: string, context?: Parameters<typeof codexFacts>[1]) =>
+  classify(codexFacts(message, context), CODEX_FAILURES);
+
+describe('the Codex failure table', () => {
   it('turns the usage-limit message into a retryable QuotaExceededError with its reset time', () => {
     const now = new Date(2026, 10, 22, 4, 14);
     const e = classifyFailure(MESSAGES.usageLimit, { now });

@@ -1,4 +1,4 @@
-import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, type ToolbridgeError } from '@toolbridge/core';
+import { type FailureFacts, type FailureTable } from '@toolbridge/adapter-kit';
 import { tail } from '@toolbridge/core/runtime';
 
 export { TOOL_ID } from './config.js';
@@ -37,53 +37,41 @@ const USAGE_LIMIT = /usage limit|usage_limit_reached|purchase more credits|usage
 const RATE_LIMIT = /\b429\b|too many requests|rate[ _-]?limit/i;
 const AUTH =
   /\b401\b|unauthori[sz]ed|not logged in|invalid[ _-]api[ _-]key|incorrect api key|authentication|please (?:run )?`?codex login|missing environment variable|token (?:has )?expired|refresh token/i;
+/** Overload and server errors: a retry may well succeed. */
+const TRANSIENT = /high demand|\b5\d\d\b|temporar|overloaded|try again/i;
 
-export interface FailureContext {
-  stderrTail?: string;
-  exitCode?: number | null;
+/** A Codex failure: its message (a `turn.failed`/`error` event, an app-server error, or stderr), and the clock its reset times are read by. */
+export interface CodexFacts extends FailureFacts {
   now?: Date;
 }
 
-/**
- * Map a failure message from Codex (a `turn.failed`/`error` event, or stderr
- * when there were no events) to a typed error. Structured messages first,
- * then the stderr tail, then a generic execution failure.
- */
-export function classifyFailure(message: string, context: FailureContext = {}): ToolbridgeError {
-  const details: Record<string, unknown> = {};
-  if (context.exitCode !== undefined && context.exitCode !== null) details.exitCode = context.exitCode;
-  const stderr = context.stderrTail ? tail(cleanStderr(context.stderrTail), 2000) : '';
-  if (stderr) details.stderrTail = stderr;
-  const text = message.trim();
-
-  if (NO_THREAD.test(text)) {
-    // The thread id is Codex's own: kept for logs, never shown to callers.
-    return new ProviderExecutionError(
-      'Codex cannot continue this conversation: its own record of the session is gone (deleted from $CODEX_HOME/sessions, or never written). Start a new session.',
-      { toolId: TOOL_ID, details: { ...details, codexError: text }, publicDetails: { reason: 'native_session_missing' } },
-    );
-  }
-  if (USAGE_LIMIT.test(text)) {
-    const resetsAt = parseRetryAt(text, context.now);
-    return new QuotaExceededError(`Codex usage limit reached: ${text}`, { toolId: TOOL_ID, resetsAt, details });
-  }
-  if (RATE_LIMIT.test(text)) {
-    return new RateLimitError(`Codex was rate limited: ${text}`, { toolId: TOOL_ID, details });
-  }
-  if (AUTH.test(text)) {
-    return new ToolAuthError(`Codex is not authenticated: ${text}. Run \`codex login\` (or configure an API key).`, {
-      toolId: TOOL_ID,
-      details,
-    });
-  }
-  const suffix = stderr && !text.includes(stderr) ? `\n${stderr}` : '';
-  return new ProviderExecutionError(`Codex failed: ${text || 'no error message'}${suffix}`, {
-    toolId: TOOL_ID,
-    details,
-    // Overload and server errors pass; a retry may well succeed.
-    retryable: /high demand|\b5\d\d\b|temporar|overloaded|try again/i.test(text),
-  });
+/** The facts of a failure message, with the run's exit code and stderr tail when there were no events. */
+export function codexFacts(message: string, context: { stderrTail?: string; exitCode?: number | null; now?: Date } = {}): CodexFacts {
+  const { stderrTail, exitCode, now } = context;
+  const stderr = stderrTail ? tail(cleanStderr(stderrTail), 2000) : '';
+  return { text: message.trim(), stderr, now, details: exitCode !== undefined && exitCode !== null ? { exitCode } : {} };
 }
+
+/** Codex's failures: structured messages by their words; anything else is a failure with the stderr tail. */
+export const CODEX_FAILURES: FailureTable<CodexFacts> = {
+  name: 'Codex',
+  toolId: TOOL_ID,
+  rules: [
+    {
+      class: 'session_missing',
+      match: NO_THREAD,
+      message: () =>
+        'Codex cannot continue this conversation: its own record of the session is gone (deleted from $CODEX_HOME/sessions, or never written). Start a new session.',
+      // The thread id is Codex's own: kept for logs, never shown to callers.
+      details: (f) => ({ ...f.details, codexError: f.text }),
+    },
+    { class: 'quota', match: USAGE_LIMIT, message: (f) => `Codex usage limit reached: ${f.text}` },
+    { class: 'rate_limit', match: RATE_LIMIT },
+    { class: 'auth', match: AUTH, message: (f) => `Codex is not authenticated: ${f.text}. Run \`codex login\` (or configure an API key).` },
+    { class: 'transient', match: TRANSIENT },
+  ],
+  resetsAt: (f, kind) => (kind === 'quota' ? parseRetryAt(f.text, f.now) : undefined),
+};
 
 /** stderr without the lines every Codex run prints (home alias warning, stdin notice). */
 export function cleanStderr(stderr: string): string {

@@ -72,7 +72,7 @@ describe('startAuth', () => {
   });
 
   it('ends a login left open after loginTtlMs', async () => {
-    const { adapter, ctx, loginPids } = await setup({ loginStatus: REPLAYS.notLoggedIn }, { loginTtlMs: 600 });
+    const { adapter, ctx, loginPids } = await setup({ loginStatus: REPLAYS.notLoggedIn }, { loginTtlMs: 2000 });
     const started = await adapter.startAuth!(ctx(10_000));
     expect(started.status).toBe('started');
     const [pid] = await loginPids();
@@ -100,7 +100,7 @@ describe('startAuth', () => {
   it('answers after a bounded wait when the login prints no URL', async () => {
     const { adapter, ctx, loginPids } = await setup(
       { loginStatus: REPLAYS.notLoggedIn, login: { stderr: 'Starting local login server on http://localhost:1455.\n', hang: true } },
-      { loginOutputWaitMs: 300 },
+      { loginOutputWaitMs: 2000 },
     );
     const r = await adapter.startAuth!(ctx(10_000));
     expect(r.status).toBe('started');
@@ -128,7 +128,7 @@ describe('startAuth', () => {
       { loginStatus: REPLAYS.notLoggedIn, login: { hang: true } },
       { loginOutputWaitMs: 10_000 },
     );
-    const e = await adapter.startAuth!(ctx(700)).catch((x) => x);
+    const e = await adapter.startAuth!(ctx(3000)).catch((x) => x);
     expect(e).toBeInstanceOf(TimeoutError);
     expect(e.toolId).toBe('codex');
     const pids = await loginPids();

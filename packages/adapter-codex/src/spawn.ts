@@ -1,8 +1,8 @@
-import { spawnTurn } from '@toolbridge/adapter-kit';
+import { classifyFailure, spawnTurn } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, type Activity, type ChatContext, type StreamEvent, type ToolRequest, type Usage } from '@toolbridge/core';
 import { buildExecArgs } from './argv.js';
 import { CodexEventParser } from './events.js';
-import { classifyFailure, cleanStderr, TOOL_ID } from './failures.js';
+import { CODEX_FAILURES, codexFacts, cleanStderr, TOOL_ID } from './failures.js';
 import { execInputs, type ExecInputs } from './input.js';
 import type { CodexAdapterOptions } from './options.js';
 import { findRollout, readLastTurn, threadTotal, turnUsage } from './rollout.js';
@@ -50,14 +50,14 @@ export function execTurn(o: CodexAdapterOptions, request: ToolRequest, ctx: Chat
     },
     line: (line) => parser.push(line),
     // Codex exits by itself after a failed turn; the message is what matters, so stop here.
-    failed: () => (parser.failure !== undefined ? classifyFailure(parser.failure) : undefined),
+    failed: () => (parser.failure !== undefined ? classifyFailure(codexFacts(parser.failure), CODEX_FAILURES) : undefined),
     async *finish(exit) {
       if (exit.exitCode !== 0 || exit.signal) {
         const message =
           parser.failure ??
           parser.lastError ??
           (cleanStderr(exit.stderrTail) || `codex exited with ${exit.signal ?? `code ${exit.exitCode}`}`);
-        throw classifyFailure(message, { stderrTail: exit.stderrTail, exitCode: exit.exitCode });
+        throw classifyFailure(codexFacts(message, { stderrTail: exit.stderrTail, exitCode: exit.exitCode }), CODEX_FAILURES);
       }
       // What the events do not say (blocked commands, the model Codex chose) is in the thread's log.
       const thread = parser.threadId && !o.ephemeral ? await findRollout(turn.codexHome, parser.threadId, ctx.signal) : undefined;

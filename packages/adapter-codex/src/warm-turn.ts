@@ -1,4 +1,4 @@
-import { imagesOf } from '@toolbridge/adapter-kit';
+import { classifyFailure, imagesOf } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
 import { raceAbort } from '@toolbridge/core/runtime';
 import { isApprovalRequest, ThreadApprovals } from './warm-approvals.js';
@@ -6,7 +6,7 @@ import { AppServerTurn } from './warm-events.js';
 import { RpcError, type AppServer, type Notification } from './warm-process.js';
 import { CodexEventParser } from './events.js';
 import { LEVEL_OF } from './config.js';
-import { classifyFailure, TOOL_ID } from './failures.js';
+import { CODEX_FAILURES, codexFacts, TOOL_ID } from './failures.js';
 import { turnPrompt } from './input.js';
 import { readLastTurn } from './rollout.js';
 import type { TurnSettings } from './turn.js';
@@ -55,7 +55,7 @@ function withinCleanup<T>(work: Promise<T>): Promise<T | undefined> {
 
 function failureOfRpc(e: unknown): Error {
   // "no rollout found for thread id …": classified like exec's message.
-  return e instanceof RpcError ? classifyFailure(`${e.method}: ${e.message}`) : (e as Error);
+  return e instanceof RpcError ? classifyFailure(codexFacts(`${e.method}: ${e.message}`), CODEX_FAILURES) : (e as Error);
 }
 
 /**
@@ -145,7 +145,8 @@ export async function* warmTurn(
       yield* interruptedResult(parser, state, opened, threadId, turn, o);
       return;
     }
-    if (state.end.status === 'failed') throw classifyFailure(state.end.error ?? parser.lastError ?? 'turn failed');
+    if (state.end.status === 'failed')
+      throw classifyFailure(codexFacts(state.end.error ?? parser.lastError ?? 'turn failed'), CODEX_FAILURES);
     if (state.end.status !== 'completed')
       throw new ProviderExecutionError(`Codex ended the turn (${state.end.status})`, { toolId: TOOL_ID });
     // Blocked commands and rejected patches have no item here either; the thread's log has them.

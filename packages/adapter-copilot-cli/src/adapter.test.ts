@@ -140,8 +140,11 @@ describe('copilot adapter (fake CLI replaying real captures)', () => {
     await adapterChat(adapter, request, ctx(), { onScratch: (d) => (scratch = d) });
     const [run] = await fake.runs();
     expect(run!.stdin).toBe('what is this?[image 1: image/png]');
-    expect(run!.argv.slice(-2)).toEqual([`--add-dir=${extra}`, `--attachment=${path.join(scratch, 'image-1.png')}`]);
-    expect(run!.scratch['image-1.png']).toBe(0o600);
+    // In the run's own directory inside the scratch directory (a repair turn gets another).
+    const image = Object.keys(run!.scratch).find((n) => n.endsWith('image-1.png'));
+    expect(image).toMatch(/^run-[^/]+\/image-1\.png$/);
+    expect(run!.argv.slice(-2)).toEqual([`--add-dir=${extra}`, `--attachment=${path.join(scratch, image!)}`]);
+    expect(run!.scratch[image!]).toBe(0o600);
   });
 
   it('resumes a native session; refuses ids and models that would be options', async () => {

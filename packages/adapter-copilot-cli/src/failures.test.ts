@@ -1,8 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
+import { classifyFailure } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError } from '@toolbridge/core';
-import { CopilotEventParser } from './events.js';
-import { classifyCallFailure, classifySessionError, classifyStartupFailure, waitMsOf } from './failures.js';
+import { CopilotEventParser, type CallFailure, type SessionError } from './events.js';
+import { callFailureFacts, COPILOT_FAILURES, COPILOT_STARTUP_FAILURES, sessionErrorFacts, startupFacts, waitMsOf } from './failures.js';
 import { capture } from './testing/fake-copilot.js';
+
+const classifySessionError = (e: SessionError, context?: { now?: number }) =>
+  classifyFailure(sessionErrorFacts(e, context), COPILOT_FAILURES);
+const classifyCallFailure = (f: CallFailure) => classifyFailure(callFailureFacts(f), COPILOT_FAILURES);
+const classifyStartupFailure = (stderr: string, exitCode: number | null) =>
+  classifyFailure(startupFacts(stderr, exitCode), COPILOT_STARTUP_FAILURES);
 
 function parsed(name: string): CopilotEventParser {
   const p = new CopilotEventParser();

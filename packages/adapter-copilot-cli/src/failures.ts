@@ -1,14 +1,7 @@
-import { stripAnsi } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, type ToolbridgeError } from '@toolbridge/core';
+import { stripAnsi, type FailureFacts, type FailureTable } from '@toolbridge/adapter-kit';
 import { tail } from '@toolbridge/core/runtime';
 import { NAME, TOOL_ID } from './config.js';
 import type { CallFailure, SessionError } from './events.js';
-
-export interface FailureContext {
-  exitCode?: number | null;
-  stderrTail?: string;
-  now?: number;
-}
 
 const UNIT_MS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 
@@ -45,73 +38,90 @@ function callCode(f: CallFailure): string | undefined {
   return m?.[1];
 }
 
-/**
- * Map Copilot's `session.error` (its `errorType` first) to a typed error. Weekly and monthly
- * allowances and premium requests used up are quotas; other rate limits are rate limits.
- */
-export function classifySessionError(e: SessionError, context: FailureContext = {}): ToolbridgeError {
-  const details: Record<string, unknown> = { errorType: e.errorType, ...(e.statusCode ? { statusCode: e.statusCode } : {}) };
-  if (context.exitCode !== undefined && context.exitCode !== null) details.exitCode = context.exitCode;
-  const opts = { toolId: TOOL_ID, details };
-  const text = e.message.trim();
-  const waitMs = waitMsOf(text);
-  const type = e.errorType ?? '';
-  if (type === 'authentication' || type === 'authorization' || e.statusCode === 401 || e.statusCode === 403) {
-    return new ToolAuthError(`${NAME} is not signed in or was refused: ${text} ${AUTH_HINT}`, opts);
-  }
-  if (type === 'quota' || e.statusCode === 402 || /weekly|monthly|quota/i.test(e.errorCode ?? '')) {
-    return new QuotaExceededError(`${NAME} quota exhausted: ${text}`, {
-      ...opts,
-      ...(waitMs !== undefined ? { resetsAt: new Date((context.now ?? Date.now()) + waitMs) } : {}),
-    });
-  }
-  if (type === 'rate_limit' || e.statusCode === 429) {
-    return new RateLimitError(`${NAME} was rate limited: ${text}`, { ...opts, ...(waitMs !== undefined ? { retryAfterMs: waitMs } : {}) });
-  }
-  const transient =
-    (e.statusCode !== undefined && e.statusCode >= 500) || /retried \d+ times|Could not connect|connection closed|timed? ?out/i.test(text);
-  return new ProviderExecutionError(`${NAME} failed: ${text || 'no error message'}`, { ...opts, retryable: transient });
+/** A Copilot failure: a `session.error` (its type, HTTP status and code), and the clock a quota's reset is read by. */
+export interface CopilotFacts extends FailureFacts {
+  errorType?: string;
+  errorCode?: string;
+  now?: number;
 }
 
-/** A failed model call Copilot was about to retry, as the error it would have ended with. */
-export function classifyCallFailure(f: CallFailure, context: FailureContext = {}): ToolbridgeError {
-  const message = callMessage(f);
-  const code = callCode(f);
-  const status = f.statusCode;
-  const errorType =
-    status === 401 || status === 403
-      ? 'authentication'
-      : status === 402
-        ? 'quota'
-        : status === 429
-          ? 'rate_limit'
-          : f.failureKind === 'transport'
-            ? 'transport'
-            : 'query';
-  const text = status ? `${status} ${message}` : message;
-  return classifySessionError(
-    { errorType, message: text, ...(status ? { statusCode: status } : {}), ...(code ? { errorCode: code } : {}) },
-    context,
-  );
+/** The facts of Copilot's `session.error` (or an "Error: …" answer of its ACP server). */
+export function sessionErrorFacts(e: SessionError, context: { now?: number } = {}): CopilotFacts {
+  const { errorType, errorCode, statusCode: status } = e;
+  return {
+    text: e.message.trim(),
+    status,
+    errorType,
+    errorCode,
+    now: context.now,
+    details: { errorType, ...(status ? { statusCode: status } : {}) },
+  };
 }
+
+const TYPE_OF_STATUS: Record<number, string> = { 401: 'authentication', 403: 'authentication', 402: 'quota', 429: 'rate_limit' };
+
+/** A failed model call Copilot was about to retry, as the `session.error` it would have ended with. */
+export function callFailureFacts(f: CallFailure, context: { now?: number } = {}): CopilotFacts {
+  const status = f.statusCode || undefined;
+  const errorType = (status && TYPE_OF_STATUS[status]) || (f.failureKind === 'transport' ? 'transport' : 'query');
+  const message = status ? `${status} ${callMessage(f)}` : callMessage(f);
+  return sessionErrorFacts({ errorType, message, statusCode: status, errorCode: callCode(f) }, context);
+}
+
+/**
+ * Copilot's session errors, its `errorType` first. Weekly and monthly allowances and premium
+ * requests used up are quotas (with the time they reset); other rate limits are rate limits.
+ */
+export const COPILOT_FAILURES: FailureTable<CopilotFacts> = {
+  name: NAME,
+  toolId: TOOL_ID,
+  rules: [
+    { class: 'auth', when: (f) => f.errorType === 'authentication' || f.errorType === 'authorization' },
+    { class: 'auth', status: [401, 403] },
+    { class: 'quota', when: (f) => f.errorType === 'quota' || /weekly|monthly|quota/i.test(f.errorCode ?? '') },
+    { class: 'quota', status: [402] },
+    { class: 'rate_limit', when: (f) => f.errorType === 'rate_limit' },
+    { class: 'rate_limit', status: [429] },
+    { class: 'transient', when: (f) => (f.status ?? 0) >= 500 },
+    { class: 'transient', match: /retried \d+ times|Could not connect|connection closed|timed? ?out/i },
+  ],
+  messages: { auth: (f) => `${NAME} is not signed in or was refused: ${f.text} ${AUTH_HINT}` },
+  resetsAt: (f, kind) => {
+    const waitMs = kind === 'quota' ? waitMsOf(f.text) : undefined;
+    return waitMs !== undefined ? new Date((f.now ?? Date.now()) + waitMs) : undefined;
+  },
+  retryAfterMs: (f, kind) => (kind === 'rate_limit' ? waitMsOf(f.text) : undefined),
+};
 
 /**
  * A run that printed no events: start-up failures Copilot reports as plain text on stderr
  * (not signed in, no model for a custom provider, an unknown session to resume).
  */
-export function classifyStartupFailure(stderr: string, exitCode: number | null): ToolbridgeError {
+export function startupFacts(stderr: string, exitCode: number | null): FailureFacts {
   const text = tail(stripAnsi(stderr).trim(), 2000);
-  const details = { exitCode, stderrTail: text };
-  const opts = { toolId: TOOL_ID, details };
-  if (/No authentication information found|Offline mode requires a local model provider/i.test(text)) {
-    return new ToolAuthError(`${NAME} is not signed in: ${text.split('\n')[0]} ${AUTH_HINT}`, opts);
-  }
-  if (/Authentication token found but could not be validated/i.test(text)) {
-    // Copilot itself says the token may be fine and the network the problem.
-    const network = /network|fetch failed|error sending request/i.test(text);
-    return network
-      ? new ProviderExecutionError(`${NAME} could not reach GitHub to check its token: ${text}`, { ...opts, retryable: true })
-      : new ToolAuthError(`${NAME} has a token GitHub did not accept: ${text} ${AUTH_HINT}`, opts);
-  }
-  return new ProviderExecutionError(`${NAME} failed: ${text || `exited with code ${exitCode}`}`, opts);
+  return { text, exitCode, details: { exitCode, stderrTail: text } };
 }
+
+const TOKEN_UNCHECKED = /Authentication token found but could not be validated/i;
+
+/** Copilot's start-up failures, by what it printed. */
+export const COPILOT_STARTUP_FAILURES: FailureTable = {
+  name: NAME,
+  toolId: TOOL_ID,
+  rules: [
+    {
+      class: 'auth',
+      match: /No authentication information found|Offline mode requires a local model provider/i,
+      message: (f) => `${NAME} is not signed in: ${f.text.split('\n')[0]} ${AUTH_HINT}`,
+    },
+    // Copilot itself says the token may be fine and the network the problem.
+    {
+      class: 'transient',
+      match: TOKEN_UNCHECKED,
+      when: (f) => /network|fetch failed|error sending request/i.test(f.text),
+      message: (f) => `${NAME} could not reach GitHub to check its token: ${f.text}`,
+    },
+    { class: 'auth', match: TOKEN_UNCHECKED, message: (f) => `${NAME} has a token GitHub did not accept: ${f.text} ${AUTH_HINT}` },
+  ],
+  messages: { failed: (f) => `${NAME} failed: ${f.text || `exited with code ${f.exitCode}`}` },
+};

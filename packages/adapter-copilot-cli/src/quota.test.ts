@@ -53,6 +53,14 @@ describe('quotaFromUser', () => {
     });
   });
 
+  it('a plan that allows billed overage says so on the window', () => {
+    const limits = quotaFromUser(
+      entry('me', '2026-11-26T00:12:00.000Z', premium({ percent_remaining: 0, overage_permitted: true, overage_count: 7 })),
+    );
+    expect(limits?.windows?.premium_requests).toMatchObject({ usedPercentage: 100, remainingPercentage: 0, overagePermitted: true });
+    expect(quotaFromUser(entry('me', '2026-11-26T00:12:00.000Z'))?.windows?.premium_requests?.overagePermitted).toBeUndefined();
+  });
+
   it('no allowance to report: unlimited, -1, no snapshot, no percentage', () => {
     expect(quotaFromUser(entry('me', 'x', premium({ unlimited: true })))).toBeUndefined();
     expect(quotaFromUser(entry('me', 'x', premium({ entitlement: -1 })))).toBeUndefined();

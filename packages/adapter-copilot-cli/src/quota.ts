@@ -31,7 +31,8 @@ interface CachedUser {
 /**
  * The premium-request allowance of one `copilot_internal/user` answer as a usage window
  * (`premium_requests`): `percent_remaining` left, reset at `quota_reset_at` (epoch seconds) or the
- * plan's `quota_reset_date_utc`. None when the plan has no such allowance (unlimited, `-1`, absent).
+ * plan's `quota_reset_date_utc`, `overagePermitted` when `overage_permitted` is. None when the plan
+ * has no such allowance (unlimited, `-1`, absent).
  */
 export function quotaFromUser(cached: unknown): UsageLimits | undefined {
   const entry = (cached ?? {}) as CachedUser;
@@ -42,6 +43,8 @@ export function quotaFromUser(cached: unknown): UsageLimits | undefined {
   if (typeof left !== 'number' || !Number.isFinite(left)) return undefined;
   const remaining = round2(Math.min(100, Math.max(0, left)));
   const window: UsageWindow = { usedPercentage: round2(100 - remaining), remainingPercentage: remaining };
+  // Paid plans may allow premium requests past the allowance, billed per request: 100 % then does not stop Copilot.
+  if (premium.overage_permitted === true) window.overagePermitted = true;
   const resetMs =
     typeof premium.quota_reset_at === 'number'
       ? premium.quota_reset_at * 1000

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import {
+  classifyFailure,
   imagesOf,
   permissionReport,
   refuseMisreadArgs,
@@ -14,7 +15,7 @@ import { buildArgs } from './argv.js';
 import { resolveCopilotBinary } from './binary.js';
 import { NAME, PERMISSION_FLAGS, TOOL_ID, PERMISSION_NOTES } from './config.js';
 import { CopilotEventParser } from './events.js';
-import { classifyCallFailure, classifySessionError, classifyStartupFailure } from './failures.js';
+import { callFailureFacts, COPILOT_FAILURES, COPILOT_STARTUP_FAILURES, sessionErrorFacts, startupFacts } from './failures.js';
 import type { CopilotCliAdapterOptions } from './options.js';
 import { readUsageFile } from './usage.js';
 
@@ -80,9 +81,10 @@ export function runTurn(
     line: (line) => parser.push(line),
     failed() {
       // After a failure Copilot may go on waiting (a weekly rate limit never exits): the error is what counts.
-      if (parser.error) return classifySessionError(parser.error);
+      if (parser.error) return classifyFailure(sessionErrorFacts(parser.error), COPILOT_FAILURES);
       // Copilot is about to retry a failed call (for up to a minute, with no switch to stop it).
-      if (parser.retrying && parser.lastCallFailure && !o.cliRetries) return classifyCallFailure(parser.lastCallFailure);
+      if (parser.retrying && parser.lastCallFailure && !o.cliRetries)
+        return classifyFailure(callFailureFacts(parser.lastCallFailure), COPILOT_FAILURES);
       return undefined;
     },
     async finish(exit) {
@@ -104,7 +106,7 @@ export function runTurn(
       }
       // No events at all: start-up failures (not signed in, no model, unknown session) are plain text on stderr.
       if (parser.exitCode === undefined && exit.exitCode !== 0 && exit.exitCode !== null)
-        throw classifyStartupFailure(exit.stderrTail, exit.exitCode);
+        throw classifyFailure(startupFacts(exit.stderrTail, exit.exitCode), COPILOT_STARTUP_FAILURES);
       const why = parser.aborted
         ? 'was stopped before it finished'
         : parser.exitCode !== undefined

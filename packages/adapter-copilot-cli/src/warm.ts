@@ -1,6 +1,7 @@
 import path from 'node:path';
 import {
   AcpTransport,
+  classifyFailure,
   permissionReport,
   type AcpNotice,
   type AcpPromptResponse,
@@ -11,7 +12,7 @@ import type { ChatContext, PermissionLevel, Usage } from '@toolbridge/core';
 import { copilotHome } from './auth.js';
 import { resolveCopilotBinary } from './binary.js';
 import { NAME, PERMISSION_NOTES, TOOL_ID } from './config.js';
-import { classifySessionError, classifyStartupFailure } from './failures.js';
+import { COPILOT_FAILURES, COPILOT_STARTUP_FAILURES, sessionErrorFacts, startupFacts } from './failures.js';
 import type { CopilotCliAdapterOptions } from './options.js';
 import { envFor } from './spawn.js';
 
@@ -55,7 +56,10 @@ export function copilotNotice(o: CopilotCliAdapterOptions) {
     if (/^Error: /.test(t)) {
       const message = t.slice('Error: '.length);
       const status = /\(HTTP (\d{3})\)/.exec(message)?.[1];
-      return { kind: 'failure', error: classifySessionError({ message, ...(status ? { statusCode: Number(status) } : {}) }) };
+      return {
+        kind: 'failure',
+        error: classifyFailure(sessionErrorFacts({ message, ...(status ? { statusCode: Number(status) } : {}) }), COPILOT_FAILURES),
+      };
     }
     return undefined;
   };
@@ -109,7 +113,7 @@ export function copilotTurnSpec(
     name: NAME,
     level,
     ...(allowAll ? { configOptions: { allow_all: 'on' } } : {}),
-    failure: (message) => classifyStartupFailure(message, null),
+    failure: (message) => classifyFailure(startupFacts(message, null), COPILOT_STARTUP_FAILURES),
     notice: copilotNotice(o),
     // Copilot ends the turn at a refusal (measured: "Info: Operation cancelled by user"); the model hears it only with a next prompt.
     continueAfterRefusal: (message) =>

@@ -157,8 +157,11 @@ describe('gemini adapter (fake CLI replaying real captures)', () => {
     };
     await adapterChat(adapter, request, ctx(), { onScratch: (d) => (scratch = d) });
     const [run] = await fake.runs();
-    expect(run!.stdin).toBe(`what is this?[image 1: image/png]\n\n[image 1]: @${path.join(scratch, 'image-1.png')}`);
-    expect(run!.scratch['image-1.png']).toBe(0o600);
+    // In the run's own directory inside the scratch directory (a repair turn gets another).
+    const image = Object.keys(run!.scratch).find((n) => n.endsWith('image-1.png'));
+    expect(image).toMatch(/^run-[^/]+\/image-1\.png$/);
+    expect(run!.stdin).toBe(`what is this?[image 1: image/png]\n\n[image 1]: @${path.join(scratch, image!)}`);
+    expect(run!.scratch[image!]).toBe(0o600);
     expect(run!.argv.slice(-2)).toEqual(['--include-directories', scratch]);
   });
 

@@ -1,7 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError } from '@toolbridge/core';
-import { classifyFailure, RetryWatch, suggestedRetryMs } from './failures.js';
+import { classifyFailure as classify } from '@toolbridge/adapter-kit';
+import { GEMINI_FAILURES, geminiFacts, RetryWatch, suggestedRetryMs } from './failures.js';
 import { capture } from './testing/fake-gemini.js';
+
+const classifyFailure = (message: string, context?: Parameters<typeof geminiFacts>[1]) =>
+  classify(geminiFacts(message, context), GEMINI_FAILURES);
 
 const resultMessage = (name: string): string => {
   const line = capture(name)

@@ -1,18 +1,12 @@
-import { stripAnsi } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, type ToolbridgeError } from '@toolbridge/core';
+import { stripAnsi, type FailureFacts, type FailureTable } from '@toolbridge/adapter-kit';
 import { tail } from '@toolbridge/core/runtime';
 import { NAME, TOOL_ID } from './config.js';
 
 /** Gemini CLI's own exit codes (its `Fatal*Error` classes); API errors exit with the HTTP status mod 256. */
-export const EXIT = { auth: 41, input: 42, sandbox: 44, config: 52, turnLimit: 53, toolExecution: 54, untrusted: 55 } as const;
-
-export interface FailureContext {
-  exitCode?: number | null;
-  stderrTail?: string;
-}
+const EXIT = { auth: 41, input: 42, sandbox: 44, config: 52, turnLimit: 53, toolExecution: 54, untrusted: 55 } as const;
 
 /** The HTTP status of an API error: from its JSON body, its words, else the exit code (status & 255). */
-export function httpStatusOf(message: string, exitCode?: number | null): number | undefined {
+function httpStatusOf(message: string, exitCode?: number | null): number | undefined {
   const code = /"code":\s*(\d{3})\b/.exec(message) ?? /\bstatus (\d{3})\b/.exec(message);
   if (code) return Number(code[1]);
   const byExit: Record<number, number> = { 144: 400, 145: 401, 147: 403, 148: 404, 173: 429, 244: 500, 246: 502, 247: 503, 248: 504 };
@@ -32,12 +26,13 @@ const QUOTA =
 const RATE = /RESOURCE_EXHAUSTED|Resource has been exhausted|rate[ _-]?limit|too many requests/i;
 const AUTH =
   /Please set an Auth method|Manual authorization is required|Invalid auth method selected|must specify the GEMINI_API_KEY|When using Vertex AI, you must specify|UNAUTHENTICATED|API_KEY_INVALID|API key not valid|PERMISSION_DENIED|FatalAuthenticationError/i;
+const NETWORK = /fetch failed|ECONNRESET|ECONNREFUSED|ETIMEDOUT|overloaded|UNAVAILABLE|transient/i;
 
 /** Google's refusal of a personal Google account (`oauth-personal`), since 2026-06-18. */
 const RETIRED_SIGN_IN = /IneligibleTierError|no longer supported for Gemini Code Assist for individuals/i;
 
 /** Why a personal Google sign-in fails now, and what works instead. */
-export const RETIRED_SIGN_IN_MESSAGE =
+const RETIRED_SIGN_IN_MESSAGE =
   `${NAME} can no longer sign in with a personal Google account: since 2026-06-18 Google serves Gemini CLI to personal accounts ("Gemini Code Assist for individuals") no more. ` +
   'What works: an API key (GEMINI_API_KEY), Vertex AI (GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION), or a Gemini Code Assist Standard/Enterprise licence; ' +
   "for a personal account, Google's Antigravity CLI (agy) replaces it.";
@@ -60,49 +55,53 @@ export function cleanStderr(stderr: string): string {
 }
 
 /**
- * Map a Gemini CLI failure to a typed error: the `result` event's message (or a failed attempt
- * it reported) first, then the exit code, then stderr.
+ * The facts of a Gemini CLI failure: the `result` event's message (or a failed attempt it
+ * reported), else stderr; the HTTP status from the message, else from the exit code.
  */
-export function classifyFailure(message: string, context: FailureContext = {}): ToolbridgeError {
-  const details: Record<string, unknown> = {};
-  if (context.exitCode !== undefined && context.exitCode !== null) details.exitCode = context.exitCode;
-  const stderr = context.stderrTail ? tail(cleanStderr(context.stderrTail), 2000) : '';
-  if (stderr) details.stderrTail = stderr;
+export function geminiFacts(message: string, context: { exitCode?: number | null; stderrTail?: string } = {}): FailureFacts {
+  const { exitCode, stderrTail } = context;
+  const stderr = stderrTail ? tail(cleanStderr(stderrTail), 2000) : '';
   const text = stripAnsi(message).trim();
-  const status = httpStatusOf(text, context.exitCode);
-  const opts = { toolId: TOOL_ID, details };
-
-  if (RETIRED_SIGN_IN.test(text) || RETIRED_SIGN_IN.test(stderr)) {
-    // The first line of Google's own words, without its stack trace (core drops those everywhere too).
-    const said = (RETIRED_SIGN_IN.test(text) ? text : stderr)
-      .split('\n')
-      .find((l) => RETIRED_SIGN_IN.test(l))
-      ?.trim();
-    return new ToolAuthError(`${RETIRED_SIGN_IN_MESSAGE}${said ? ` (Google said: ${said})` : ''}`, {
-      ...opts,
-      details: { ...details, retiredSignIn: true },
-    });
-  }
-  if (context.exitCode === EXIT.auth || status === 401 || status === 403 || AUTH.test(text)) {
-    return new ToolAuthError(`${NAME} is not signed in or was refused: ${text}. ${authHint(text)}`, opts);
-  }
-  if (QUOTA.test(text)) {
-    const retryAfterMs = suggestedRetryMs(text);
-    return new QuotaExceededError(`${NAME} quota exhausted: ${text}`, { ...opts, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
-  }
-  if (status === 429 || RATE.test(text)) {
-    const retryAfterMs = suggestedRetryMs(text);
-    return new RateLimitError(`${NAME} was rate limited: ${text}`, { ...opts, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
-  }
-  const suffix = stderr && !text.includes(stderr) ? `\n${stderr}` : '';
-  if (context.exitCode === EXIT.untrusted) {
-    return new ProviderExecutionError(`${NAME} refused the working directory as untrusted: ${text}${suffix}`, opts);
-  }
-  const transient =
-    (status !== undefined && status >= 500) ||
-    /fetch failed|ECONNRESET|ECONNREFUSED|ETIMEDOUT|overloaded|UNAVAILABLE|transient/i.test(text);
-  return new ProviderExecutionError(`${NAME} failed: ${text || 'no error message'}${suffix}`, { ...opts, retryable: transient });
+  return {
+    text,
+    status: httpStatusOf(text, exitCode),
+    exitCode,
+    stderr,
+    details: exitCode !== undefined && exitCode !== null ? { exitCode } : {},
+  };
 }
+
+/** Gemini CLI's failures: what it said first, then its exit code and the HTTP status. */
+export const GEMINI_FAILURES: FailureTable = {
+  name: NAME,
+  toolId: TOOL_ID,
+  rules: [
+    {
+      class: 'auth',
+      when: (f) => RETIRED_SIGN_IN.test(`${f.text}\n${f.stderr ?? ''}`),
+      // The first line of Google's own words, without its stack trace (core drops those everywhere too).
+      message: (f) => {
+        const said = `${f.text}\n${f.stderr ?? ''}`
+          .split('\n')
+          .find((l) => RETIRED_SIGN_IN.test(l))
+          ?.trim();
+        return `${RETIRED_SIGN_IN_MESSAGE}${said ? ` (Google said: ${said})` : ''}`;
+      },
+      details: (f) => ({ ...f.details, retiredSignIn: true }),
+    },
+    { class: 'auth', exitCode: [EXIT.auth] },
+    { class: 'auth', status: [401, 403] },
+    { class: 'auth', match: AUTH },
+    { class: 'quota', match: QUOTA },
+    { class: 'rate_limit', status: [429] },
+    { class: 'rate_limit', match: RATE },
+    { class: 'failed', exitCode: [EXIT.untrusted], message: (f) => `${NAME} refused the working directory as untrusted: ${f.text}` },
+    { class: 'transient', when: (f) => (f.status ?? 0) >= 500 },
+    { class: 'transient', match: NETWORK },
+  ],
+  messages: { auth: (f) => `${NAME} is not signed in or was refused: ${f.text}. ${authHint(f.text)}` },
+  retryAfterMs: (f) => suggestedRetryMs(f.text),
+};
 
 /**
  * Watches stderr for "Attempt N failed … Retrying" — Gemini CLI about to retry a failed model

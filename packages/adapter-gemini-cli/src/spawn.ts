@@ -1,10 +1,17 @@
-import { permissionReport, promptWithImagePaths, refuseMisreadArgs, spawnTurn, type ResolvedPermissions } from '@toolbridge/adapter-kit';
+import {
+  classifyFailure,
+  permissionReport,
+  promptWithImagePaths,
+  refuseMisreadArgs,
+  spawnTurn,
+  type ResolvedPermissions,
+} from '@toolbridge/adapter-kit';
 import { InvalidRequestError, ProviderExecutionError, type ChatContext, type StreamEvent, type ToolRequest } from '@toolbridge/core';
 import { buildArgs } from './argv.js';
 import { geminiDir } from './auth.js';
 import { APPROVAL_MODE_OF, NAME, TOOL_ID } from './config.js';
 import { GeminiEventParser } from './events.js';
-import { classifyFailure, cleanStderr, RetryWatch } from './failures.js';
+import { cleanStderr, GEMINI_FAILURES, geminiFacts, RetryWatch } from './failures.js';
 import type { GeminiCliAdapterOptions } from './options.js';
 import { DENIED_TOOLS, policyToml, PERMISSION_NOTES } from './permissions.js';
 import { findSessionFile } from './session-files.js';
@@ -66,7 +73,7 @@ export function runTurn(o: GeminiCliAdapterOptions, request: ToolRequest, ctx: C
           if (o.cliRetries) return;
           // Gemini is about to retry a failed request (for minutes): end the run with that failure now.
           const attempt = watch.push(text);
-          if (attempt) proc.kill(classifyFailure(attempt));
+          if (attempt) proc.kill(classifyFailure(geminiFacts(attempt), GEMINI_FAILURES));
         },
       };
     },
@@ -94,9 +101,15 @@ export function runTurn(o: GeminiCliAdapterOptions, request: ToolRequest, ctx: C
       }
       const context = { exitCode: exit.exitCode, stderrTail: exit.stderrTail };
       if (result)
-        throw classifyFailure(result.error?.message || parser.warnings.at(-1) || `the run ended with status "${result.status}"`, context);
+        throw classifyFailure(
+          geminiFacts(result.error?.message || parser.warnings.at(-1) || `the run ended with status "${result.status}"`, context),
+          GEMINI_FAILURES,
+        );
       if (exit.exitCode !== 0 || exit.signal) {
-        throw classifyFailure(cleanStderr(exit.stderrTail) || `gemini exited with ${exit.signal ?? `code ${exit.exitCode}`}`, context);
+        throw classifyFailure(
+          geminiFacts(cleanStderr(exit.stderrTail) || `gemini exited with ${exit.signal ?? `code ${exit.exitCode}`}`, context),
+          GEMINI_FAILURES,
+        );
       }
       const why = parser.nonJsonLines > 0 ? ` (${parser.nonJsonLines} output line(s) were not JSON events)` : '';
       throw new ProviderExecutionError(`${NAME} ended without a result${why}`, { toolId: TOOL_ID, details: context });

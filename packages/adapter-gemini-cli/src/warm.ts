@@ -1,10 +1,17 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AcpTransport, permissionReport, whichOnPath, type AcpTurnSpec, type ResolvedPermissions } from '@toolbridge/adapter-kit';
+import {
+  AcpTransport,
+  classifyFailure,
+  permissionReport,
+  whichOnPath,
+  type AcpTurnSpec,
+  type ResolvedPermissions,
+} from '@toolbridge/adapter-kit';
 import type { ChatContext, PermissionLevel, Usage } from '@toolbridge/core';
 import { geminiDir } from './auth.js';
 import { APPROVAL_MODE_OF, NAME, TOOL_ID } from './config.js';
-import { classifyFailure } from './failures.js';
+import { GEMINI_FAILURES, geminiFacts } from './failures.js';
 import type { GeminiCliAdapterOptions } from './options.js';
 import { DENIED_TOOLS, PERMISSION_NOTES, policyToml } from './permissions.js';
 
@@ -92,7 +99,7 @@ export function geminiTurnSpec(ctx: ChatContext, permissions: ResolvedPermission
     name: NAME,
     level,
     modeId,
-    failure: (message) => classifyFailure(message),
+    failure: (message) => classifyFailure(geminiFacts(message), GEMINI_FAILURES),
     usage: usageOf,
     model: modelOf,
     metadata: {

@@ -55,6 +55,7 @@ describe('a table over a tool’s own facts', () => {
     errorType?: string;
     waitMs?: number;
     now: number;
+    details?: Record<string, unknown>;
   }
   const typed: FailureTable<Facts> = {
     name: 'Tool',
@@ -63,6 +64,7 @@ describe('a table over a tool’s own facts', () => {
       { class: 'quota', when: (f) => f.errorType === 'quota' },
       { class: 'rate_limit', status: [429] },
       { class: 'failed', match: /as root/, reason: 'bypass_refused_as_root', message: () => 'Tool refuses to run as root' },
+      { class: 'session_missing', match: /no such session/, details: (f) => ({ sessionGone: true, status: f.status }) },
     ],
     // A quota names when it resets; a rate limit how long to wait.
     resetsAt: (f, kind) => (kind === 'quota' && f.waitMs !== undefined ? new Date(f.now + f.waitMs) : undefined),
@@ -85,6 +87,50 @@ describe('a table over a tool’s own facts', () => {
       message: 'Tool refuses to run as root',
       retryable: false,
       publicDetails: { reason: 'bypass_refused_as_root' },
+    });
+  });
+
+  it('keeps a row’s own details for logs, else the facts’ details', () => {
+    const gone = classifyFailure({ text: 'no such session', status: 404, now: 0, details: { exitCode: 1 } }, typed);
+    expect(gone.details).toEqual({ sessionGone: true, status: 404 });
+    expect(classifyFailure({ text: 'slow down', status: 429, now: 0, details: { exitCode: 1 } }, typed).details).toEqual({ exitCode: 1 });
+  });
+});
+
+describe('stderr and an empty message', () => {
+  it('puts stderr after a failed or transient message that lacks it, and keeps it for logs', () => {
+    const crash = classifyFailure({ text: 'boom', exitCode: 101, stderr: 'thread panicked', details: { exitCode: 101 } }, table);
+    expect(crash).toMatchObject({
+      message: 'Tool failed: boom\nthread panicked',
+      details: { exitCode: 101, stderrTail: 'thread panicked' },
+    });
+    expect(classifyFailure({ text: 'upstream', status: 502, stderr: '502 from upstream' }, table).message).toBe(
+      'Tool failed: upstream\n502 from upstream',
+    );
+    // Already in the text: not twice. Another class: the message stays the tool's words.
+    expect(classifyFailure({ text: 'boom: thread panicked', stderr: 'thread panicked' }, table).message).toBe(
+      'Tool failed: boom: thread panicked',
+    );
+    const auth = classifyFailure({ text: 'bad token', status: 401, stderr: 'HTTP 401' }, table);
+    expect(auth).toMatchObject({ message: 'Tool is not signed in: bad token. Run tool login.', details: { stderrTail: 'HTTP 401' } });
+  });
+
+  it('says so when the tool gave no message', () => {
+    expect(classifyFailure({ text: '' }, table).message).toBe('Tool failed: no error message');
+    expect(classifyFailure({ text: '', stderr: 'segfault' }, table).message).toBe('Tool failed: no error message\nsegfault');
+  });
+
+  it('keeps stderr for logs whichever details the row keeps', () => {
+    const rows: FailureTable = {
+      name: 'Tool',
+      toolId: 'tool',
+      rules: [{ class: 'session_missing', match: /no thread (\w+)/, details: (f) => ({ ...f.details, toolError: f.text }) }],
+    };
+    const missing = classifyFailure({ text: 'no thread t-42', stderr: 'resume failed', details: { exitCode: 1 } }, rows);
+    expect(missing.details).toEqual({ exitCode: 1, toolError: 'no thread t-42', stderrTail: 'resume failed' });
+    expect(classifyFailure({ text: 'other', stderr: 'resume failed', details: { exitCode: 1 } }, rows).details).toEqual({
+      exitCode: 1,
+      stderrTail: 'resume failed',
     });
   });
 });

@@ -19,6 +19,13 @@ export interface FailureFacts {
   text: string;
   status?: number;
   exitCode?: number | null;
+  /**
+   * The tail of what the tool printed on stderr, without its routine notices. Kept for logs
+   * (`details.stderrTail`, whichever details the row keeps) and put on its own line after a
+   * `failed` or `transient` message whose text does not hold it already: a tool's last stderr
+   * lines are often the only clue to a crash.
+   */
+  stderr?: string;
   /** Kept on the error for logs (never shown to callers). */
   details?: Record<string, unknown>;
 }
@@ -34,6 +41,8 @@ export interface FailureRule<F extends FailureFacts = FailureFacts> {
   message?(facts: F): string;
   /** A reason callers may see (`publicDetails.reason`); `session_missing` has `native_session_missing`. */
   reason?: string;
+  /** The error's details (for logs) when this row keeps other facts than `facts.details`. */
+  details?(facts: F): Record<string, unknown>;
 }
 
 /** The two classes that carry a wait. */
@@ -83,9 +92,16 @@ export function failureClass<F extends FailureFacts>(
 /** The one place a failure's class becomes a typed error. */
 export function classifyFailure<F extends FailureFacts>(facts: F, table: FailureTable<F>): ToolbridgeError {
   const { class: kind, rule } = failureClass(facts, table.rules);
-  const message = rule?.message?.(facts) ?? table.messages?.[kind]?.(facts) ?? `${table.name} ${WORDS[kind]}: ${facts.text}`;
+  const worded =
+    rule?.message?.(facts) ?? table.messages?.[kind]?.(facts) ?? `${table.name} ${WORDS[kind]}: ${facts.text || 'no error message'}`;
+  const stderr = facts.stderr;
+  const message = stderr && (kind === 'failed' || kind === 'transient') && !facts.text.includes(stderr) ? `${worded}\n${stderr}` : worded;
   const reason = rule?.reason ?? (kind === 'session_missing' ? 'native_session_missing' : undefined);
-  const opts = { toolId: table.toolId, details: facts.details ?? {}, ...(reason ? { publicDetails: { reason } } : {}) };
+  const opts = {
+    toolId: table.toolId,
+    details: { ...(rule?.details?.(facts) ?? facts.details), ...(stderr ? { stderrTail: stderr } : {}) },
+    ...(reason ? { publicDetails: { reason } } : {}),
+  };
   const wait = (k: WaitClass) => {
     const retryAfterMs = table.retryAfterMs?.(facts, k);
     const resetsAt = table.resetsAt?.(facts, k);

@@ -7,14 +7,15 @@ import { imagesOf } from './text.js';
 /**
  * The files of one spawned run, made on first use in the call's scratch directory (0700, removed
  * by core after the call however it ends): the request's images as files (`image-1.png`, … in
- * `imagesOf()` order), any other private file (0600) a CLI wants by path, and a directory of the
- * run's own for a tool that must not see another run's files (core's repair turn runs in the same
- * scratch directory).
+ * `imagesOf()` order, in the run's own directory), any other private file (0600) a CLI wants by
+ * path, and that directory of the run's own for a tool that must not see another run's files.
+ * Core's JSON repair turn runs in the same scratch directory with the same images, so a run's
+ * images cannot live at fixed names in the scratch directory itself.
  */
 export interface RunFiles {
   scratch(): Promise<string>;
   runDir(): Promise<string>;
-  /** The request's images as files in the scratch directory; nothing is made when there are none. */
+  /** The request's images as files in the run's directory (inside the scratch directory); nothing is made when there are none. */
   images(): Promise<string[]>;
   /** A file in the scratch directory (schema, system prompt, policy, MCP config): never argv for what may hold secrets. */
   write(name: string, content: string): Promise<string>;
@@ -30,7 +31,7 @@ export function runFiles(request: ToolRequest, ctx: Pick<ChatContext, 'scratchDi
   const runDir = once(async () => mkdtemp(path.join(await scratch(), 'run-')));
   const images = once(async () => {
     const list = imagesOf(request.messages);
-    return list.length ? writeImageFiles(list, await scratch()) : [];
+    return list.length ? writeImageFiles(list, await runDir()) : [];
   });
   const write = async (name: string, content: string) => {
     const file = path.join(await scratch(), name);

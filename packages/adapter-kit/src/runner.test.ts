@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { makeTempDir, pathWith, waitForPidsGone, writeFakeBin } from '@toolbridge/test-suite/kit';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AbortedError, ProviderExecutionError, TimeoutError, ToolUnavailableError } from '@toolbridge/core';
 import { liveProcessGroupCount, runProcess, spawnProcess } from './runner.js';
@@ -31,16 +31,30 @@ describe('runProcess', () => {
   });
 
   it('streams stdout line by line as it arrives', async () => {
-    const proc = spawnProcess({
-      command: node,
-      args: ['-e', "let i=0;const t=setInterval(()=>{console.log('line'+i);if(++i===3)clearInterval(t)},100)"],
-    });
-    const seen: Array<{ line: string; at: number }> = [];
-    for await (const line of proc) seen.push({ line, at: Date.now() });
-    expect(seen.map((s) => s.line)).toEqual(['line0', 'line1', 'line2']);
-    // Lines were seen apart in time, not all at exit.
-    expect(seen[2]!.at - seen[0]!.at).toBeGreaterThanOrEqual(100);
-    expect((await proc.result).exitCode).toBe(0);
+    // The child prints its second line only once the test has seen the first: a reader that
+    // waited for more output or for the exit would hang here (no timing to race under load).
+    const dir = await makeTempDir('toolbridge-runner-stream-');
+    const seenFile = path.join(dir.dir, 'seen');
+    try {
+      const proc = spawnProcess({
+        command: node,
+        args: [
+          '-e',
+          "const fs=require('fs');console.log('line0');const t=setInterval(()=>{if(fs.existsSync(process.argv[1])){clearInterval(t);console.log('line1')}},10)",
+          seenFile,
+        ],
+        timeoutMs: 30_000,
+      });
+      const seen: string[] = [];
+      for await (const line of proc) {
+        seen.push(line);
+        if (line === 'line0') await writeFile(seenFile, '');
+      }
+      expect(seen).toEqual(['line0', 'line1']);
+      expect((await proc.result).exitCode).toBe(0);
+    } finally {
+      await dir.cleanup();
+    }
   });
 
   it('reports exit code, stderr tail and duration without throwing on failure', async () => {
@@ -59,7 +73,7 @@ describe('runProcess', () => {
   });
 
   it('kills the whole process tree on timeout, including a child that ignores SIGTERM', async () => {
-    const proc = spawnProcess({ command: node, args: ['-e', treeScript], timeoutMs: 800, killGraceMs: 300 });
+    const proc = spawnProcess({ command: node, args: ['-e', treeScript], timeoutMs: 3000, killGraceMs: 300 });
     let pids: number[] = [];
     const error = await (async () => {
       for await (const line of proc) pids = JSON.parse(line).pids;

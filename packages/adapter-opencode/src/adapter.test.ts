@@ -375,7 +375,7 @@ describe('failures', () => {
   it('times out a run that never ends and leaves no process behind', async () => {
     const f = await fake({ run: { stdout: eventLine('step_start', { type: 'step-start' }), hang: true } });
     const registry = createRegistry({ adapters: [createOpenCodeAdapter()], env: f.env });
-    const e = await registry.chat('opencode', hello, { timeoutMs: 800 }).catch((x: unknown) => x);
+    const e = await registry.chat('opencode', hello, { timeoutMs: 3000 }).catch((x: unknown) => x);
     await registry.close();
     expect(e).toBeInstanceOf(TimeoutError);
     expect(e).toMatchObject({ toolId: 'opencode', httpStatus: 504 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { classifyFailure } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError } from '@toolbridge/core';
-import { classifyError, errorInfoOf } from './failures.js';
+import { classifyError, errorInfoOf, OPENCODE_FAILURES } from './failures.js';
 import { capture } from './testing/captures.js';
 
 const eventOf = (name: string) => JSON.parse(capture(name)) as Record<string, unknown>;
@@ -62,5 +63,17 @@ describe('classifyError', () => {
       retryable: false,
     });
     expect(classifyError({})).toMatchObject({ code: 'provider_execution_failed', message: 'OpenCode failed (Error): no message' });
+  });
+});
+
+describe('a session serve does not have', () => {
+  it('is native_session_missing for a call on the session, and a plain failure for a provider’s 404', () => {
+    const gone = classifyFailure({ text: 'Session not found: ses_gone', status: 404, sessionCall: true }, OPENCODE_FAILURES);
+    expect(gone).toMatchObject({ retryable: false, publicDetails: { reason: 'native_session_missing' } });
+    expect(gone.message).toContain('Start a new session');
+    expect(gone.message).not.toContain('ses_gone');
+    const provider = classifyError({ name: 'APIError', message: 'model not found', statusCode: 404 });
+    expect(provider.publicDetails).toBeUndefined();
+    expect(provider.message).toBe('OpenCode failed (APIError 404): model not found');
   });
 });

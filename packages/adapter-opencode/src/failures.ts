@@ -1,5 +1,12 @@
-import { retryAfterMs as retryAfterOf, stripAnsi, type ProcessResult } from '@toolbridge/adapter-kit';
-import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError, type ToolbridgeError } from '@toolbridge/core';
+import {
+  classifyFailure,
+  retryAfterMs as retryAfterOf,
+  stripAnsi,
+  type FailureFacts,
+  type FailureTable,
+  type ProcessResult,
+} from '@toolbridge/adapter-kit';
+import type { ToolbridgeError } from '@toolbridge/core';
 import { tail } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
 
@@ -31,6 +38,45 @@ export function errorInfoOf(event: Record<string, unknown>): OpenCodeErrorInfo {
   return info;
 }
 
+/** What is known of an OpenCode failure: an error event's fields, or how a run without one ended. */
+export interface OpenCodeFailure extends FailureFacts, Omit<OpenCodeErrorInfo, 'message' | 'statusCode'> {
+  /** A run that ended without an error event: how, and what it printed; absent for an error event. */
+  end?: RunEnd;
+  /** A call on a session of `opencode serve` that it refused (with `status`). */
+  sessionCall?: boolean;
+}
+
+/** How a run without an error event ended. */
+export interface RunEnd {
+  exitCode: number | null;
+  signal: ProcessResult['signal'];
+  /** It continued a session (`--session`). */
+  resumed: boolean;
+  sawText: boolean;
+  unrecognisedLines: number;
+  /** Tool calls OpenCode rejected because nobody could answer its permission question. */
+  refusals: number;
+}
+
+/** The facts of an error event. */
+function errorFacts(info: OpenCodeErrorInfo): OpenCodeFailure {
+  const { message, statusCode, ...fields } = info;
+  const name = info.name ?? 'Error';
+  const known = statusCode !== undefined;
+  const details = { errorName: name, ...(known ? { statusCode } : {}) };
+  return { ...fields, name, text: message?.trim() || 'no message', ...(known ? { status: statusCode } : {}), details };
+}
+
+/** The facts of a run that ended without an error event and without an answer. */
+export function exitFacts(
+  exit: ProcessResult,
+  run: Pick<RunEnd, 'sawText' | 'unrecognisedLines' | 'refusals'>,
+  resumed: boolean,
+): OpenCodeFailure {
+  const { exitCode, signal } = exit;
+  return { text: exit.stderrTail, end: { exitCode, signal, resumed, ...run } };
+}
+
 const AUTH_NAME = /auth/i;
 // Text heuristics come last: used only when the event has no status code.
 const AUTH_TEXT =
@@ -38,70 +84,74 @@ const AUTH_TEXT =
 const RATE_TEXT = /rate[ _-]?limit|too many requests/i;
 const QUOTA_TEXT = /insufficient_quota|quota (exceeded|reached)|exceeded your (current )?quota|usage limit/i;
 
-/** Map an OpenCode error event to a typed error: structured fields first, text last. */
-export function classifyError(info: OpenCodeErrorInfo): ToolbridgeError {
-  const name = info.name ?? 'Error';
-  const text = info.message?.trim() || 'no message';
-  const status = info.statusCode;
-  const details: Record<string, unknown> = { errorName: name };
-  if (status !== undefined) details.statusCode = status;
-  const what = status !== undefined ? `${name} ${status}` : name;
+const limited = (f: OpenCodeFailure) => f.status === 429 || (f.isRetryable === true && RATE_TEXT.test(f.text));
+const what = (f: OpenCodeFailure) => (f.status !== undefined ? `${f.name} ${f.status}` : f.name);
+const suffix = (f: OpenCodeFailure) => {
+  const stderr = tail(f.text, 1000);
+  return stderr ? `: ${stderr}` : '';
+};
 
-  if (status === 401 || AUTH_NAME.test(name) || (status === undefined && AUTH_TEXT.test(text))) {
-    return new ToolAuthError(`OpenCode is not authorised by its provider (${what}): ${text}. Run "opencode auth login" in a terminal.`, {
-      toolId: TOOL_ID,
-      details,
-    });
-  }
-  const body = info.responseBody ?? '';
-  if (status === 429 || (info.isRetryable === true && RATE_TEXT.test(text))) {
-    const retryAfterMs = retryAfterOf(info.responseHeaders);
-    const options = { toolId: TOOL_ID, details, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-    if (QUOTA_TEXT.test(text) || QUOTA_TEXT.test(body))
-      return new QuotaExceededError(`OpenCode's provider quota is used up (${what}): ${text}`, options);
-    return new RateLimitError(`OpenCode's provider is rate limiting (${what}): ${text}`, options);
-  }
-  const retryable = info.isRetryable ?? (status !== undefined && status >= 500);
-  return new ProviderExecutionError(`OpenCode failed (${what}): ${text}`, { toolId: TOOL_ID, retryable, details });
+function noAnswer(f: OpenCodeFailure): string {
+  const { sawText, unrecognisedLines: n } = f.end!;
+  const why = sawText ? 'an empty answer' : n > 0 ? `no answer (${n} unrecognised output line${n === 1 ? '' : 's'})` : 'no answer';
+  return `OpenCode finished with ${why}${suffix(f)}`;
 }
 
-/**
- * `opencode run --session <id>` of a session OpenCode no longer has: exit 1, stderr `Error: Session
- * not found` (measured). Core keeps the id; the caller must start a new session.
- */
-export function resumeFailure(exit: ProcessResult): ToolbridgeError | undefined {
-  if (!/session not found/i.test(stripAnsi(exit.stderrTail))) return undefined;
-  // The session id is OpenCode's own: kept for logs, never shown to callers.
-  return new ProviderExecutionError(
-    'OpenCode cannot continue this conversation: its own session is gone (deleted in OpenCode, or its data directory changed). Start a new session.',
-    { toolId: TOOL_ID, details: { exitCode: exit.exitCode }, publicDetails: { reason: 'native_session_missing' } },
-  );
-}
-
-/** A run that ended without an error event and without an answer. */
-export function exitFailure(exit: ProcessResult, sawText: boolean, unrecognisedLines: number, refusals = 0): ToolbridgeError {
-  const stderr = tail(exit.stderrTail, 1000);
-  const suffix = stderr ? `: ${stderr}` : '';
-  if (exit.signal) return new ProviderExecutionError(`OpenCode was killed by ${exit.signal}${suffix}`, { toolId: TOOL_ID });
-  if (exit.exitCode !== 0) {
-    return new ProviderExecutionError(`OpenCode exited with code ${exit.exitCode}${suffix}`, {
-      toolId: TOOL_ID,
-      details: { exitCode: exit.exitCode },
-    });
-  }
-  if (!sawText && refusals > 0) {
+/** OpenCode's failures: how a run ended first; an error event by its structured fields, its text last. */
+export const OPENCODE_FAILURES: FailureTable<OpenCodeFailure> = {
+  name: 'OpenCode',
+  toolId: TOOL_ID,
+  rules: [
+    // `opencode run --session <id>` of a session OpenCode no longer has: exit 1, stderr `Error: Session
+    // not found` (measured). Core keeps the id; the caller must start a new session. The id is
+    // OpenCode's own: kept for logs, never shown to callers.
+    {
+      class: 'session_missing',
+      when: (f) => !!f.end?.resumed && f.end.exitCode !== 0 && /session not found/i.test(stripAnsi(f.text)),
+      details: (f) => ({ exitCode: f.end!.exitCode }),
+    },
+    // `opencode serve` answers 404 to a call on a session it does not have.
+    { class: 'session_missing', status: [404], when: (f) => f.sessionCall === true },
+    { class: 'failed', when: (f) => !!f.end?.signal, message: (f) => `OpenCode was killed by ${f.end!.signal}${suffix(f)}` },
+    {
+      class: 'failed',
+      when: (f) => f.end !== undefined && f.end.exitCode !== 0,
+      message: (f) => `OpenCode exited with code ${f.end!.exitCode}${suffix(f)}`,
+      details: (f) => ({ exitCode: f.end!.exitCode }),
+    },
     // A rule of the user's own OpenCode config said `ask`; with nobody to answer, run rejects and stops.
-    return new ProviderExecutionError(
-      `OpenCode stopped without an answer: it asked for permission to use a tool and nobody could answer (${refusals} call${refusals === 1 ? '' : 's'} rejected). Use a permission level that allows the tool, or remove "ask" rules from your OpenCode config${suffix}`,
-      { toolId: TOOL_ID, details: { reason: 'permission_rejected' } },
-    );
-  }
-  const why = sawText
-    ? 'an empty answer'
-    : unrecognisedLines > 0
-      ? `no answer (${unrecognisedLines} unrecognised output line${unrecognisedLines === 1 ? '' : 's'})`
-      : 'no answer';
-  return new ProviderExecutionError(`OpenCode finished with ${why}${suffix}`, { toolId: TOOL_ID });
+    {
+      class: 'failed',
+      when: (f) => f.end !== undefined && !f.end.sawText && f.end.refusals > 0,
+      message: (f) => {
+        const n = f.end!.refusals;
+        return `OpenCode stopped without an answer: it asked for permission to use a tool and nobody could answer (${n} call${n === 1 ? '' : 's'} rejected). Use a permission level that allows the tool, or remove "ask" rules from your OpenCode config${suffix(f)}`;
+      },
+      details: () => ({ reason: 'permission_rejected' }),
+    },
+    { class: 'failed', when: (f) => f.end !== undefined, message: noAnswer },
+    { class: 'auth', status: [401] },
+    { class: 'auth', when: (f) => AUTH_NAME.test(f.name ?? '') },
+    { class: 'auth', match: AUTH_TEXT, when: (f) => f.status === undefined },
+    { class: 'quota', when: (f) => limited(f) && (QUOTA_TEXT.test(f.text) || QUOTA_TEXT.test(f.responseBody ?? '')) },
+    { class: 'rate_limit', when: limited },
+    { class: 'transient', when: (f) => f.isRetryable ?? (f.status ?? 0) >= 500 },
+  ],
+  messages: {
+    session_missing: () =>
+      'OpenCode cannot continue this conversation: its own session is gone (deleted in OpenCode, or its data directory changed). Start a new session.',
+    auth: (f) => `OpenCode is not authorised by its provider (${what(f)}): ${f.text}. Run "opencode auth login" in a terminal.`,
+    quota: (f) => `OpenCode's provider quota is used up (${what(f)}): ${f.text}`,
+    rate_limit: (f) => `OpenCode's provider is rate limiting (${what(f)}): ${f.text}`,
+    transient: (f) => `OpenCode failed (${what(f)}): ${f.text}`,
+    failed: (f) => `OpenCode failed (${what(f)}): ${f.text}`,
+  },
+  retryAfterMs: (f) => retryAfterOf(f.responseHeaders),
+};
+
+/** An OpenCode error event (of `opencode run`, or of `opencode serve`'s session) as a typed error. */
+export function classifyError(info: OpenCodeErrorInfo): ToolbridgeError {
+  return classifyFailure(errorFacts(info), OPENCODE_FAILURES);
 }
 
 function record(value: unknown): Record<string, unknown> {

@@ -1,9 +1,9 @@
-import { renderConversation, spawnTurn } from '@toolbridge/adapter-kit';
+import { classifyFailure, renderConversation, spawnTurn } from '@toolbridge/adapter-kit';
 import type { ChatContext, StreamEvent, ToolRequest } from '@toolbridge/core';
 import { runArgs } from './argv.js';
 import { TOOL_ID } from './config.js';
 import { RunAccumulator } from './events.js';
-import { exitFailure, resumeFailure } from './failures.js';
+import { exitFacts, OPENCODE_FAILURES } from './failures.js';
 import { imageFiles } from './images.js';
 import type { ResolvedOptions } from './options.js';
 import { envWithPermissions, opencodePermissions } from './permissions.js';
@@ -47,8 +47,7 @@ export function runTurn(o: ResolvedOptions, request: ToolRequest, ctx: ChatConte
     line: (line) => run.accept(line),
     finish(exit) {
       if (run.error) throw run.error;
-      if (resume && exit.exitCode !== 0) throw resumeFailure(exit) ?? exitFailure(exit, run.sawText, run.unrecognisedLines);
-      if (exit.exitCode !== 0 || exit.signal || !run.sawText) throw exitFailure(exit, run.sawText, run.unrecognisedLines, run.refusals);
+      if (exit.exitCode !== 0 || exit.signal || !run.sawText) throw classifyFailure(exitFacts(exit, run, !!resume), OPENCODE_FAILURES);
       const result = run.result(model);
       if (typeof result.metadata.nativeSessionId === 'string') sessions.remember(result.metadata.nativeSessionId, ctx.cwd);
       return { ...result, metadata: { ...result.metadata, permissions } };

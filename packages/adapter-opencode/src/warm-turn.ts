@@ -1,4 +1,4 @@
-import { imagesOf, renderConversation } from '@toolbridge/adapter-kit';
+import { classifyFailure, imagesOf, renderConversation } from '@toolbridge/adapter-kit';
 import {
   InvalidRequestError,
   ProviderExecutionError,
@@ -10,7 +10,7 @@ import {
 import { ActivityTracker } from './activity.js';
 import { TOOL_ID } from './config.js';
 import { RunAccumulator } from './events.js';
-import { classifyError, errorInfoOf } from './failures.js';
+import { classifyError, errorInfoOf, OPENCODE_FAILURES } from './failures.js';
 import { opencodePermissions, sessionRules } from './permissions.js';
 import { decidePermission } from './warm-approvals.js';
 import { ServeHttpError, type ServeEvent } from './warm-client.js';
@@ -49,10 +49,7 @@ function modelRef(model: string | undefined): Json | undefined {
 
 function missingSession(e: unknown): ToolbridgeError | undefined {
   if (!(e instanceof ServeHttpError) || e.status !== 404) return undefined;
-  return new ProviderExecutionError(
-    'OpenCode cannot continue this conversation: its own session is gone (deleted in OpenCode, or its data directory changed). Start a new session.',
-    { toolId: TOOL_ID, publicDetails: { reason: 'native_session_missing' } },
-  );
+  return classifyFailure({ text: e.message, status: e.status, sessionCall: true }, OPENCODE_FAILURES);
 }
 
 /**

@@ -1,7 +1,7 @@
-import { integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
+import { classifyFailure, integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
 import type { ChatResult, StreamEvent, Usage } from '@toolbridge/core';
 import { ActivityTracker, unknownStep } from './activity.js';
-import { classifyFailure, failureWithoutResult, type ExitInfo } from './failures.js';
+import { QWEN_FAILURES, qwenFailure, type ExitInfo } from './failures.js';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
@@ -161,10 +161,10 @@ export class QwenStreamParser {
   /** The final result, or the typed error the turn ended with. */
   finish(exit: ExitInfo): ChatResult {
     const r = this.result;
-    if (!r) throw failureWithoutResult(exit, this.jsonLines === 0 && this.otherLines > 0);
+    if (!r) throw classifyFailure(qwenFailure(undefined, exit, this.jsonLines === 0 && this.otherLines > 0), QWEN_FAILURES);
     if (r.is_error === true) {
       const message = str(obj(r.error)?.message) ?? str(r.result) ?? this.text;
-      throw classifyFailure(message || `ended with ${str(r.subtype) ?? 'an error'}`, exit);
+      throw classifyFailure(qwenFailure(message || `ended with ${str(r.subtype) ?? 'an error'}`, exit), QWEN_FAILURES);
     }
     const structured = r.structured_result;
     const content = structured !== undefined ? JSON.stringify(structured) : (str(r.result) ?? this.text);

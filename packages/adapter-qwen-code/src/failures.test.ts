@@ -1,12 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
+import { classifyFailure } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError } from '@toolbridge/core';
 import { QwenStreamParser } from './events.js';
-import { classifyFailure } from './failures.js';
+import { QWEN_FAILURES, qwenFailure, type ExitInfo } from './failures.js';
 
 /** The `result` line the real qwen 0.24.4 printed after the mock answered every attempt with this status (see testing/captures). */
 const captured = (status: number) => readFileSync(new URL(`./testing/captures/qwen-err-${status}.out`, import.meta.url), 'utf8');
 const exit = { exitCode: 1, signal: null, stderrTail: '' };
+const classify = (message: string, proc: ExitInfo) => classifyFailure(qwenFailure(message, proc), QWEN_FAILURES);
 
 function failureOf(lines: string): unknown {
   const parser = new QwenStreamParser();
@@ -41,18 +43,18 @@ describe('failures of the real qwen, classified', () => {
 
   it('a 429 naming its reset → that reset; a quota → QuotaExceededError', () => {
     const now = Date.now();
-    const limited = classifyFailure('[API Error: 429 Rate limit reached. Please try again in 20s.]', exit);
+    const limited = classify('[API Error: 429 Rate limit reached. Please try again in 20s.]', exit);
     expect(limited).toBeInstanceOf(RateLimitError);
     const reset = (limited as RateLimitError).resetsAt!.getTime();
     expect(reset).toBeGreaterThanOrEqual(now + 20_000);
     expect(reset).toBeLessThan(now + 25_000);
-    const quota = classifyFailure('[API Error: 429 Quota exceeded; it will reset at 2030-01-02T03:04:05Z]', exit);
+    const quota = classify('[API Error: 429 Quota exceeded; it will reset at 2030-01-02T03:04:05Z]', exit);
     expect(quota).toBeInstanceOf(QuotaExceededError);
     expect((quota as QuotaExceededError).resetsAt).toEqual(new Date('2030-01-02T03:04:05Z'));
   });
 
   it('a session this directory does not have → native_session_missing', () => {
-    const e = classifyFailure('', {
+    const e = classify('', {
       exitCode: 1,
       signal: null,
       stderrTail: 'No saved session found with ID 11111111-2222-4333-8444-555555555555. Run `qwen --resume`',
@@ -63,7 +65,7 @@ describe('failures of the real qwen, classified', () => {
 
 describe('a sign-in without its key', () => {
   it('→ ToolAuthError naming what is missing (qwen 0.24.4 answers at once, without a model call)', () => {
-    const e = classifyFailure(
+    const e = classify(
       "Missing API key for OpenAI-compatible auth. Set settings.security.auth.apiKey, or set the 'OPENAI_API_KEY' environment variable.",
       exit,
     );

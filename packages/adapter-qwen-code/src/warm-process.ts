@@ -1,7 +1,7 @@
-import { LineProcess, parseJsonLine, PendingRequests, type LineProcessSpec } from '@toolbridge/adapter-kit';
+import { classifyFailure, LineProcess, parseJsonLine, PendingRequests, type LineProcessSpec } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError } from '@toolbridge/core';
 import { NAME, TOOL_ID } from './config.js';
-import { failureWithoutResult } from './failures.js';
+import { QWEN_FAILURES, qwenFailure } from './failures.js';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
@@ -59,7 +59,7 @@ export class QwenProcess extends LineProcess<string> {
   }
 
   protected onEnd(): void {
-    this.answers.failAll(this.failure ?? failureWithoutResult(this.exitInfo, false));
+    this.answers.failAll(this.failure ?? classifyFailure(qwenFailure(undefined, this.exitInfo), QWEN_FAILURES));
   }
 
   /** Send a control request and wait for its answer. */

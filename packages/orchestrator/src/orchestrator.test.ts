@@ -321,6 +321,22 @@ describe('fallback chat: preflight skips', () => {
     expect(a.calls).toHaveLength(0);
   });
 
+  it('tries a tool whose full window runs on into billed overage (a paid Copilot plan)', async () => {
+    const resetsAt = new Date(Date.now() + 3_600_000).toISOString();
+    const a = scriptedAdapter('a', {
+      login: { authenticated: true },
+      usageLimits: {
+        status: 'available',
+        windows: { premium_requests: { usedPercentage: 100, remainingPercentage: 0, resetsAt, overagePermitted: true } },
+      },
+    });
+    const { registry, orchestrator } = setup([a]);
+    await registry.health('a');
+    const response = await orchestrator.chat(hello, { providers: ['a'] });
+    expect(response.toolId).toBe('a');
+    expect(response.attempts.map((t) => t.outcome)).toEqual(['succeeded']);
+  });
+
   it('tries a tool whose full window has already reset', async () => {
     const a = scriptedAdapter('a', {
       usageLimits: {

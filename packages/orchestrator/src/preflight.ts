@@ -97,13 +97,13 @@ function loggedOut(state: ToolState, settings: PreflightSettings): 'fresh' | 'st
   return now - auth.observedAt <= settings.authTrustMs ? 'fresh' : 'stale';
 }
 
-/** A used-up usage window or an active cool-down. */
+/** A used-up usage window (one the plan lets run on into billed overage does not stop the tool) or an active cool-down. */
 function quotaSkip(name: string, toolId: string, state: ToolState): Skip | undefined {
   const now = Date.now();
   if (state.usageLimits?.status === 'available') {
     for (const [window, w] of Object.entries(state.usageLimits.windows ?? {})) {
       const resetsAt = w.resetsAt ? Date.parse(w.resetsAt) : NaN;
-      if (w.usedPercentage >= 100 && resetsAt > now) {
+      if (w.usedPercentage >= 100 && !w.overagePermitted && resetsAt > now) {
         return {
           reason: 'quota_exceeded',
           error: new QuotaExceededError(`${name} has used 100% of its ${window} usage window until ${w.resetsAt}`, {

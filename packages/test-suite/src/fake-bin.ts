@@ -54,7 +54,7 @@ function recordRun(stdin, envKeys, scratchDir) {
   const env = {};
   for (const k of envKeys) env[k] = process.env[k];
   const scratch = {};
-  if (scratchDir) for (const name of fs.readdirSync(scratchDir)) scratch[name] = fs.statSync(scratchDir + '/' + name).mode & 0o777;
+  if (scratchDir) for (const name of fs.readdirSync(scratchDir, { recursive: true })) scratch[name] = fs.statSync(scratchDir + '/' + name).mode & 0o777;
   return { argv: process.argv.slice(2), stdin, cwd: process.cwd(), env, scratch, pid: process.pid };
 }
 `;

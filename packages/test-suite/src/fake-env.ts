@@ -18,7 +18,7 @@ export interface RecordedRun {
   cwd: string;
   /** The variables the fake was told to keep. */
   env: Record<string, string | undefined>;
-  /** Files in the run's scratch directory and their modes. */
+  /** Files in the run's scratch directory (and below it, by relative path) and their modes. */
   scratch: Record<string, number>;
   pid: number;
 }

@@ -64,6 +64,19 @@ describe('toolView', () => {
     expect(view.installHint).toBeUndefined();
   });
 
+  it('marks a window the plan lets run on into billed overage', () => {
+    const view = toolView(
+      codex,
+      health({
+        usageLimits: {
+          status: 'available',
+          windows: { premium_requests: { usedPercentage: 100, remainingPercentage: 0, overagePermitted: true } },
+        },
+      }),
+    );
+    expect(view.windows).toEqual([{ name: 'premium_requests', used: 100, remaining: 0, overage: true }]);
+  });
+
   it('offers a login when the tool is installed but logged out', () => {
     const view = toolView(codex, health({ authenticated: false, authStatus: 'unauthenticated', reason: 'Not logged in' }));
     expect(view).toMatchObject({

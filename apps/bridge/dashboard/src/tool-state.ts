@@ -44,6 +44,8 @@ export interface WindowView {
   used: number;
   remaining: number;
   resetsAt?: string;
+  /** The plan runs on past 100 %, billed as overage. */
+  overage?: true;
 }
 
 export interface ToolView {
@@ -108,6 +110,7 @@ function windowsOf(windows: Record<string, UsageWindow> | undefined): WindowView
       used: w.usedPercentage,
       remaining: typeof w.remainingPercentage === 'number' ? w.remainingPercentage : 100 - w.usedPercentage,
       ...(w.resetsAt ? { resetsAt: w.resetsAt } : {}),
+      ...(w.overagePermitted ? { overage: true as const } : {}),
     }));
 }
 

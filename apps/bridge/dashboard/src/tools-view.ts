@@ -73,6 +73,7 @@ function usageWindow(view: ToolView, w: WindowView, now: number): HTMLElement {
       `${formatPercent(w.remaining)} left`,
       at ? ` · resets ${at}` : null,
       resetsIn && at ? el('span', { class: 'resets-in' }, ` (${resetsIn.replace(/^resets /, '')})`) : resetsIn ? ` · ${resetsIn}` : null,
+      w.overage ? ' · overage allowed past 100% (billed)' : null,
     ),
   );
 }

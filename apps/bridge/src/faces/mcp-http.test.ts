@@ -160,3 +160,45 @@ describe('MCP over HTTP on a bridge with a token', () => {
     }
   });
 });
+
+describe('MCP over HTTP from a browser page on an allowed origin', () => {
+  let bridge: TestBridge;
+  const origin = 'http://localhost:5173';
+  beforeAll(async () => {
+    bridge = await startTestBridge([scriptedAdapter('worker', { reply: 'done' })], { allowedOrigins: [origin] });
+  });
+  afterAll(() => bridge.close());
+
+  it("may send MCP's headers and read Mcp-Session-Id, which the browser hides unless exposed", async () => {
+    const pre = await bridge.request('/mcp', {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,mcp-session-id,mcp-protocol-version',
+      },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('mcp-protocol-version');
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } },
+    };
+    const res = await bridge.request('/mcp', {
+      method: 'POST',
+      json: init,
+      headers: { origin, accept: 'application/json, text/event-stream' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe(origin);
+    const exposed = res.headers
+      .get('access-control-expose-headers')
+      ?.toLowerCase()
+      .split(/\s*,\s*/);
+    expect(exposed).toContain('mcp-session-id');
+    expect(res.headers.get('mcp-session-id')).toMatch(/\S/);
+    await res.body?.cancel();
+  });
+});

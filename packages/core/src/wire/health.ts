@@ -6,6 +6,9 @@ export const UsageWindow = Type.Object({
   remainingPercentage: Type.Number(),
   resetsAt: Type.Optional(IsoTime),
   windowMinutes: Type.Optional(Type.Integer()),
+  overagePermitted: Type.Optional(
+    Type.Boolean({ description: 'Use goes on past 100 %, billed as overage: a used-up window does not stop the tool' }),
+  ),
 });
 export type UsageWindow = Static<typeof UsageWindow>;
 
