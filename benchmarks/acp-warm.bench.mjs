@@ -9,21 +9,12 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startMockGeminiServer } from '../packages/adapter-gemini-cli/src/testing/mock-gemini-server.ts';
 import { startMockOpenAIServer } from '../packages/adapter-copilot-cli/src/testing/mock-openai-server.ts';
-import {
-  cliCacheDir,
-  makeTempDir,
-  pathWith,
-  processesWithEnv,
-  REAL_CLIS,
-  realCliBinDir,
-  waitFor,
-} from '../packages/test-suite/src/index.ts';
-import { startBridge } from './lib/bridge-process.mjs';
-import { median, putConfig, timeChat, timeFirstDelta, timeSpawn, warmLoad } from './lib/chat-timing.mjs';
+import { cliCacheDir, makeTempDir, pathWith, REAL_CLIS, realCliBinDir } from '../packages/test-suite/src/index.ts';
+import { timeSpawn } from './lib/chat-timing.mjs';
+import { warmVsCold } from './lib/warm-vs-cold.mjs';
 
 // A cold run takes ~1 s idle (several on a loaded 2-core box): 5 runs each.
 const RUNS = 5;
-const MiB = 2 ** 20;
 
 /** One tool's setup: its environment, the direct cold run, and how it is named in results. */
 const TOOLS = {
@@ -89,51 +80,19 @@ async function bench(toolId) {
   const home = await makeTempDir(`toolbridge-bench-${toolId}-acp-`);
   const project = await mkdtemp(path.join(home.dir, 'project-'));
   const { mock, env, direct } = await tool.setup(home.dir);
-  const bridge = await startBridge(env);
-  try {
-    await direct(project); // warm-up: the page cache and the CLI's first-run files, not a process
-    const cold = [];
-    for (let i = 0; i < RUNS; i++) cold.push(await direct(project));
-
-    const fields = { timeoutMs: 120_000, cwd: project };
-    const first = await timeChat(bridge.url, toolId, fields);
-    if (first.transport !== 'warm') throw new Error(`expected the warm transport, got ${first.transport}`);
-    await timeChat(bridge.url, toolId, fields);
-    const warm = [];
-    for (let i = 0; i < RUNS; i++) warm.push((await timeChat(bridge.url, toolId, fields)).ms);
-    const deltas = [];
-    for (let i = 0; i < RUNS; i++) deltas.push(await timeFirstDelta(bridge.url, toolId, fields));
-
-    const busy = await warmLoad(bridge.url, toolId, { refresh: true });
-    await putConfig(bridge.url, { warmIdleMs: 1000 });
-    await timeChat(bridge.url, toolId, fields);
-    await waitFor(async () => (await warmLoad(bridge.url, toolId, { refresh: true })).warm.processes === 0, 15_000, 'idle shutdown');
-    const after = (await warmLoad(bridge.url, toolId, { refresh: true })).warm;
-    const left = () => processesWithEnv(`HOME=${home.dir}`).filter((pid) => pid !== bridge.pid);
-    await waitFor(() => left().length === 0, 10_000, 'the warm processes to exit');
-
-    const name = tool.label;
-    return [
-      { name: `${name}: cold headless run spawned directly (median of 5)`, value: median(cold), unit: 'ms', digits: 0 },
-      { name: `${name}: chat through the bridge, warm ACP process (median of 5)`, value: median(warm), unit: 'ms', digits: 0 },
-      {
-        name: `${name}: warm chat / direct cold spawn`,
-        value: median(warm) / median(cold),
-        unit: '×',
-        digits: 2,
-        target: 0.35,
-        better: 'lower',
-      },
-      { name: `${name}: first streamed delta through the bridge, warm (median of 5)`, value: median(deltas), unit: 'ms', digits: 0 },
-      { name: `${name}: warm ACP process RSS`, value: busy.warm.rssBytes / MiB, unit: 'MiB', digits: 0 },
-      { name: `${name}: memory given back by idle shutdown`, value: (busy.warm.rssBytes - after.rssBytes) / MiB, unit: 'MiB', digits: 0 },
-      { name: `${name}: processes left after idle shutdown`, value: left().length, unit: '', digits: 0, target: 0, better: 'lower' },
-    ];
-  } finally {
-    await bridge.stop();
-    await mock.close();
-    await home.cleanup();
-  }
+  return warmVsCold({
+    toolId,
+    label: tool.label,
+    env,
+    mock,
+    home,
+    // The warm-up run also writes the CLI's first-run files.
+    direct: () => direct(project),
+    fields: { timeoutMs: 120_000, cwd: project },
+    runs: RUNS,
+    idle: { refresh: true },
+    names: { cold: 'headless run', warm: 'warm ACP process', rss: 'warm ACP process RSS' },
+  });
 }
 
 export default async function () {

@@ -77,6 +77,15 @@ const postChat = (url, tool, body, onData) =>
 
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
+/** The medians of the same thing done directly and through the bridge, and the bridge's overhead as their ratio (target: under 10 %). */
+function overhead([directName, directMs], [bridgeName, bridgeMs], ratioName) {
+  return [
+    { name: directName, value: median(directMs), unit: 'ms', digits: 1 },
+    { name: bridgeName, value: median(bridgeMs), unit: 'ms', digits: 1 },
+    { name: ratioName, value: median(bridgeMs) / median(directMs), unit: '×', target: 1.1, better: 'lower', digits: 3 },
+  ];
+}
+
 /** Time until the SSE response carries its first `delta` event. */
 async function bridgeFirstDelta(url, tool) {
   let first;
@@ -132,16 +141,13 @@ export default async function () {
       if (res.status !== 200) throw new Error(`chat answered ${res.status}: ${res.text}`);
       bridgeMs.push(res.ms);
     }
-    results.push({ name: 'codex chat, fake CLI spawned directly (median)', value: median(directMs), unit: 'ms', digits: 1 });
-    results.push({ name: 'codex chat through POST /chat/codex (median)', value: median(bridgeMs), unit: 'ms', digits: 1 });
-    results.push({
-      name: 'chat latency ratio, bridge / direct',
-      value: median(bridgeMs) / median(directMs),
-      unit: '×',
-      target: 1.1,
-      better: 'lower',
-      digits: 3,
-    });
+    results.push(
+      ...overhead(
+        ['codex chat, fake CLI spawned directly (median)', directMs],
+        ['codex chat through POST /chat/codex (median)', bridgeMs],
+        'chat latency ratio, bridge / direct',
+      ),
+    );
 
     // 2. Warm discovery and health (cached; the first call fills the caches): latency one request
     // at a time, then throughput with autocannon.
@@ -232,16 +238,13 @@ export default async function () {
       directFirst.push((await direct(claudeBin, claudeArgs, env, '"type":"assistant"')).markerMs);
       bridgeFirst.push(await bridgeFirstDelta(bridge.url, 'claude-code'));
     }
-    results.push({ name: 'first answer byte, fake claude directly (median)', value: median(directFirst), unit: 'ms', digits: 1 });
-    results.push({ name: 'first streamed delta through the bridge (median)', value: median(bridgeFirst), unit: 'ms', digits: 1 });
-    results.push({
-      name: 'first-byte ratio, bridge / direct',
-      value: median(bridgeFirst) / median(directFirst),
-      unit: '×',
-      target: 1.1,
-      better: 'lower',
-      digits: 3,
-    });
+    results.push(
+      ...overhead(
+        ['first answer byte, fake claude directly (median)', directFirst],
+        ['first streamed delta through the bridge (median)', bridgeFirst],
+        'first-byte ratio, bridge / direct',
+      ),
+    );
   } finally {
     await bridge.stop();
     await machine.cleanup();

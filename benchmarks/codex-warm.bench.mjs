@@ -10,9 +10,10 @@ import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { createToolbridge } from '../packages/toolbridge/dist/index.js';
 import { startMockResponsesServer } from '../packages/adapter-codex/src/testing/mock-responses-server.ts';
-import { makeTempDir, pathWith, processesWithEnv, realCliBinDir, waitFor } from '../packages/test-suite/src/index.ts';
+import { makeTempDir, pathWith, processesWithEnv, realCliBinDir } from '../packages/test-suite/src/index.ts';
 import { startBridge } from './lib/bridge-process.mjs';
-import { median, putConfig, timeChat, timeFirstDelta, timeSpawn, warmLoad } from './lib/chat-timing.mjs';
+import { median, timeChat, timeFirstDelta, timeSpawn, warmLoad } from './lib/chat-timing.mjs';
+import { coldRuns, idleShutdown, processesLeft, warmRuns } from './lib/warm-vs-cold.mjs';
 
 const RUNS = 7;
 const MiB = 2 ** 20;
@@ -78,27 +79,22 @@ export default async function () {
   // Named, as a user who wants it warm at once would (a tool not used lately starts on its first chat).
   const bridge = await startBridge(env, ['--warm-up', 'codex']);
   try {
-    await direct(env, home.dir); // warm-up: the page cache, not a process
-    const cold = [];
-    for (let i = 0; i < RUNS; i++) cold.push(await direct(env, home.dir));
+    const cold = await coldRuns(() => direct(env, home.dir), RUNS);
     const lib = await library(env);
-
-    const first = await chat(bridge.url);
-    if (first.transport !== 'warm') throw new Error(`expected the warm transport, got ${first.transport}`);
-    await chat(bridge.url);
-    const warm = [];
-    for (let i = 0; i < RUNS; i++) warm.push((await chat(bridge.url)).ms);
-    const deltas = [];
-    for (let i = 0; i < 5; i++) deltas.push(await firstDelta(bridge.url));
+    const { first, warm, deltas } = await warmRuns({
+      chat: () => chat(bridge.url),
+      firstDelta: () => firstDelta(bridge.url),
+      runs: RUNS,
+      deltaRuns: 5,
+    });
 
     const busy = await warmLoad(bridge.url, 'codex', { refresh: true });
-    // Idle shutdown: a short idle time, one chat, then wait it out.
-    await putConfig(bridge.url, { warmIdleMs: 1000 });
-    await chat(bridge.url);
-    const before = rssOf(codexPids(bridge.pid));
-    await waitFor(async () => (await warmLoad(bridge.url, 'codex', { refresh: true })).warm.processes === 0, 15_000, 'idle shutdown');
-    await waitFor(() => codexPids(bridge.pid).length === 0, 10_000, 'the warm processes to exit');
-    const left = codexPids(bridge.pid).length;
+    const { measured: before } = await idleShutdown(bridge.url, 'codex', {
+      chat: () => chat(bridge.url),
+      refresh: true,
+      measure: () => rssOf(codexPids(bridge.pid)),
+    });
+    const left = await processesLeft(`CODEX_HOME=${codexHome}`, bridge.pid);
     const after = rssOf(codexPids(bridge.pid));
 
     const ratio = median(warm) / median(cold);

@@ -18,6 +18,8 @@ export type QueryParam = 'refresh' | 'since' | 'until' | 'groupBy' | 'toolId';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const object = (properties: Record<string, unknown>) => ({ type: 'object', required: Object.keys(properties), properties });
+/** `{ <key>: [<schema>, …] }`: how the API answers a list. */
+const listOf = (key: string, schema: string) => object({ [key]: { type: 'array', items: ref(schema) } });
 
 /** Components of the OpenAPI document: the wire schemas and the request bodies, as validated. */
 export const SCHEMAS = {
@@ -95,7 +97,7 @@ export const ROUTE_TABLE = {
       operationId: 'discover',
       summary: 'List the tools',
       query: ['refresh'],
-      response: { status: 200, description: 'Tools', schema: object({ tools: { type: 'array', items: ref('Tool') } }) },
+      response: { status: 200, description: 'Tools', schema: listOf('tools', 'Tool') },
       errors: [400],
     },
   },
@@ -161,7 +163,7 @@ export const ROUTE_TABLE = {
     get: {
       operationId: 'listSessions',
       summary: 'Sessions, most recently used first',
-      response: { status: 200, description: 'Sessions', schema: object({ sessions: { type: 'array', items: ref('SessionSummary') } }) },
+      response: { status: 200, description: 'Sessions', schema: listOf('sessions', 'SessionSummary') },
       errors: [],
     },
   },
@@ -196,7 +198,7 @@ export const ROUTE_TABLE = {
     get: {
       operationId: 'listApprovals',
       summary: 'Approvals waiting for an answer (chats with approvals "ask"), oldest first',
-      response: { status: 200, description: 'Pending approvals', schema: object({ approvals: { type: 'array', items: ref('Approval') } }) },
+      response: { status: 200, description: 'Pending approvals', schema: listOf('approvals', 'Approval') },
       errors: [],
     },
   },

@@ -1,4 +1,4 @@
-import { integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
+import { integerUsage, JsonEventParser, type JsonEvent } from '@toolbridge/adapter-kit';
 import { type Activity, type ActivityStatus, type StreamEvent, type Usage } from '@toolbridge/core';
 import { tail } from '@toolbridge/core/runtime';
 
@@ -101,7 +101,7 @@ export function activityOf(item: Item, event: 'started' | 'updated' | 'completed
  * the last: then it becomes either an activity or the answer's delta. Deltas thus add up to
  * exactly the final answer.
  */
-export class CodexEventParser {
+export class CodexEventParser extends JsonEventParser {
   threadId?: string;
   usage: Usage = {};
   turnCompleted = false;
@@ -110,7 +110,6 @@ export class CodexEventParser {
   /** The last `error` event that was not a reconnect notice. */
   lastError?: string;
   warnings: string[] = [];
-  nonJsonLines = 0;
   answer?: string;
   /** Commands started and not (yet) completed, by item id: a blocked one never completes. */
   readonly openCommands = new Map<string, string>();
@@ -118,18 +117,8 @@ export class CodexEventParser {
   private held?: { id?: string; text: string };
   private notices = 0;
 
-  push(line: string): StreamEvent[] {
-    if (!line.trim()) return [];
-    const event = parseJsonLine(line);
-    if (!event || typeof event.type !== 'string') {
-      this.nonJsonLines++;
-      return [];
-    }
-    return this.pushEvent(event as Record<string, unknown> & { type: string });
-  }
-
   /** One event already parsed (the warm transport's notifications, translated to exec's shape). */
-  pushEvent(event: Record<string, unknown> & { type: string }): StreamEvent[] {
+  pushEvent(event: JsonEvent): StreamEvent[] {
     const out: StreamEvent[] = [];
     switch (event.type) {
       case 'thread.started':

@@ -36,11 +36,8 @@ export function createCopilotCliAdapter(options: CopilotCliAdapterOptions = {}):
       permissions: ['read-only', 'workspace-write', 'full'],
       images: true,
       additionalDirs: true,
-      warm: options.warm !== false,
-      approvals: true,
-      interrupt: true,
-      // Over ACP only (`session/new.mcpServers`), url servers only: the headless spawn path has no per-chat MCP servers.
-      mcpServers: true,
+      // warm, approvals, interrupt and MCP servers (url ones only: see stream()) come with the ACP transport.
+      ...warm.features,
     },
 
     async detect(ctx): Promise<DetectResult> {

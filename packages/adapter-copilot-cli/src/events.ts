@@ -1,6 +1,5 @@
-import { otherActivity, parseJsonLine } from '@toolbridge/adapter-kit';
+import { finishedStep, JsonEventParser, otherActivity, startedStep, type JsonEvent } from '@toolbridge/adapter-kit';
 import { type Activity, type StreamEvent } from '@toolbridge/core';
-import { tail } from '@toolbridge/core/runtime';
 
 type Json = Record<string, unknown>;
 
@@ -8,8 +7,6 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
 const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
 
-/** How much of a tool's input and output an activity carries. */
-const TAIL_CHARS = 2000;
 /** Text parts of one answer are separate paragraphs (e.g. before and after a tool call). */
 const PART_SEPARATOR = '\n\n';
 
@@ -41,66 +38,30 @@ export function toolActivity(data: Json): Activity {
   const id = str(data.toolCallId) ?? 'copilot-tool';
   const name = str(data.toolName) ?? 'tool';
   const args = obj(data.arguments) ?? {};
-  const base = { id, status: 'started' as const };
-  switch (name) {
-    case 'bash': {
-      const command = str(args.command) ?? '';
-      return { ...base, kind: 'command', title: command, command };
-    }
-    case 'create':
-    case 'edit': {
-      const file = str(args.path) ?? '';
-      return {
-        ...base,
-        kind: 'file_change',
-        title: `${name} ${file}`,
-        changes: [{ path: file, kind: name === 'create' ? 'add' : 'update' }],
-      };
-    }
-    default: {
-      const input = Object.keys(args).length > 0 ? tail(JSON.stringify(args), TAIL_CHARS) : undefined;
-      const server = str(data.mcpServerName);
-      return {
-        ...base,
-        kind: 'tool_call',
-        title: server ? `${server}.${name}` : name,
-        name,
-        ...(server ? { server } : {}),
-        ...(input ? { input } : {}),
-      };
-    }
-  }
+  if (name === 'bash') return startedStep.command(id, str(args.command) ?? '');
+  if (name === 'create' || name === 'edit')
+    return startedStep.fileChange(id, name, str(args.path) ?? '', name === 'create' ? 'add' : 'update');
+  return startedStep.toolCall(id, name, args, str(data.mcpServerName));
 }
 
-/** A step's activity updated by its `tool.execution_complete`. */
+/** A step's activity updated by its `tool.execution_complete`: the command's exit code, the files edited. */
 export function finishedActivity(started: Activity, data: Json): Activity {
   const status = data.success === true ? ('completed' as const) : ('failed' as const);
-  const output = str(obj(data.result)?.content) || str(obj(data.error)?.message);
-  if (started.kind === 'command') {
+  const done = finishedStep(started, status, str(obj(data.result)?.content) || str(obj(data.error)?.message));
+  if (done.kind === 'command') {
     const exitCode = int(obj(data.shellExecution)?.exitCode);
-    return {
-      ...started,
-      status,
-      ...(exitCode !== undefined ? { exitCode } : {}),
-      ...(output ? { outputTail: tail(output, TAIL_CHARS) } : {}),
-    };
+    return exitCode !== undefined ? { ...done, exitCode } : done;
   }
-  if (started.kind === 'file_change') {
+  if (done.kind === 'file_change') {
     const edits = Array.isArray(data.fileEdits) ? data.fileEdits.map(obj) : [];
-    const changes = edits.flatMap((e) =>
-      str(e?.path)
-        ? [
-            {
-              path: str(e!.path)!,
-              kind: e!.kind === 'create' ? ('add' as const) : e!.kind === 'delete' ? ('delete' as const) : ('update' as const),
-            },
-          ]
-        : [],
-    );
-    return { ...started, status, ...(changes.length ? { changes } : {}) };
+    const changes = edits.flatMap((e) => {
+      const path = str(e?.path);
+      const kind = e?.kind === 'create' ? ('add' as const) : e?.kind === 'delete' ? ('delete' as const) : ('update' as const);
+      return path ? [{ path, kind }] : [];
+    });
+    return changes.length ? { ...done, changes } : done;
   }
-  if (started.kind === 'tool_call') return { ...started, status, ...(output ? { output: tail(output, TAIL_CHARS) } : {}) };
-  return { ...started, status };
+  return done;
 }
 
 /** Copilot's `session.error`: the run failed. */
@@ -123,7 +84,7 @@ export interface CallFailure {
  * as text (a new paragraph for each new message), tool executions as activities, reasoning and
  * notices as activities, and the end state (`result`, `session.error`) for the caller to judge.
  */
-export class CopilotEventParser {
+export class CopilotEventParser extends JsonEventParser {
   sessionId?: string;
   exitCode?: number;
   /** `result.usage`: premium requests, durations, code changes. */
@@ -136,20 +97,13 @@ export class CopilotEventParser {
   retrying = false;
   aborted = false;
   warnings: string[] = [];
-  nonJsonLines = 0;
   private readonly steps = new Map<string, Activity>();
   /** Message ids whose text was already passed on (as deltas or whole). */
   private readonly spoken = new Set<string>();
   private currentMessage?: string;
   private notices = 0;
 
-  push(line: string): StreamEvent[] {
-    if (!line.trim()) return [];
-    const e = parseJsonLine(line);
-    if (!e || typeof e.type !== 'string') {
-      this.nonJsonLines++;
-      return [];
-    }
+  pushEvent(e: JsonEvent): StreamEvent[] {
     const data = obj(e.data) ?? {};
     switch (e.type) {
       case 'assistant.message_delta':

@@ -52,11 +52,8 @@ export function createGeminiCliAdapter(options: GeminiCliAdapterOptions = {}): T
       permissions: ['read-only', 'workspace-write', 'full'],
       images: true,
       additionalDirs: true,
-      warm: options.warm !== false,
-      approvals: true,
-      interrupt: true,
-      // Over ACP only (`session/new.mcpServers`): the headless spawn path has no per-chat MCP servers.
-      mcpServers: true,
+      // warm, approvals, interrupt and MCP servers come with the ACP transport (the headless spawn path has no per-chat MCP servers).
+      ...warm.features,
     },
 
     async detect(ctx): Promise<DetectResult> {

@@ -1,56 +1,47 @@
-import { integerUsage, otherActivity, parseJsonLine } from '@toolbridge/adapter-kit';
+import { finishedStep, integerUsage, JsonEventParser, otherActivity, startedStep, type JsonEvent } from '@toolbridge/adapter-kit';
 import { type Activity, type StreamEvent, type Usage } from '@toolbridge/core';
-import { tail } from '@toolbridge/core/runtime';
 
 type Json = Record<string, unknown>;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
 
-/** How much of a tool's input and output an activity carries. */
-const TAIL_CHARS = 2000;
 /** Text parts of one answer are separate paragraphs (e.g. before and after a tool call). */
 const PART_SEPARATOR = '\n\n';
 
 /** The `tool_use` event of a step, as the activity it starts. */
 export function toolActivity(toolId: string, toolName: string, parameters: Json): Activity {
-  const base = { id: toolId, status: 'started' as const };
   switch (toolName) {
-    case 'run_shell_command': {
-      const command = str(parameters.command) ?? '';
-      return { ...base, kind: 'command', title: command, command };
-    }
+    case 'run_shell_command':
+      return startedStep.command(toolId, str(parameters.command) ?? '');
     case 'write_file':
-    case 'replace': {
-      const file = str(parameters.file_path) ?? '';
+    case 'replace':
       // Gemini does not say whether write_file created the file or replaced it.
-      return { ...base, kind: 'file_change', title: `${toolName} ${file}`, changes: [{ path: file, kind: 'update' }] };
-    }
+      return startedStep.fileChange(toolId, toolName, str(parameters.file_path) ?? '', 'update');
     case 'google_web_search': {
       const query = str(parameters.query) ?? '';
-      return { ...base, kind: 'web_search', title: `Search: ${query}`, query };
+      return { id: toolId, status: 'started', kind: 'web_search', title: `Search: ${query}`, query };
     }
     case 'write_todos': {
       const todos = Array.isArray(parameters.todos) ? parameters.todos : [];
       const items = todos.map((t) => ({ text: str(obj(t)?.description) ?? '', done: obj(t)?.status === 'completed' }));
-      return { ...base, kind: 'plan', title: `Plan (${items.filter((i) => i.done).length}/${items.length} done)`, items };
+      return {
+        id: toolId,
+        status: 'started',
+        kind: 'plan',
+        title: `Plan (${items.filter((i) => i.done).length}/${items.length} done)`,
+        items,
+      };
     }
-    default: {
-      const input = Object.keys(parameters).length > 0 ? tail(JSON.stringify(parameters), TAIL_CHARS) : undefined;
-      return { ...base, kind: 'tool_call', title: toolName, name: toolName, ...(input ? { input } : {}) };
-    }
+    default:
+      return startedStep.toolCall(toolId, toolName, parameters);
   }
 }
 
 /** A step's activity updated by its `tool_result`. */
 export function finishedActivity(started: Activity, result: Json): Activity {
-  const failed = result.status !== 'success';
-  const error = obj(result.error);
-  const output = str(result.output) || str(error?.message);
-  const status = failed ? ('failed' as const) : ('completed' as const);
-  if (started.kind === 'command') return { ...started, status, ...(output ? { outputTail: tail(output, TAIL_CHARS) } : {}) };
-  if (started.kind === 'tool_call') return { ...started, status, ...(output ? { output: tail(output, TAIL_CHARS) } : {}) };
-  return { ...started, status };
+  const status = result.status !== 'success' ? ('failed' as const) : ('completed' as const);
+  return finishedStep(started, status, str(result.output) || str(obj(result.error)?.message));
 }
 
 /** What a `result` event said. */
@@ -79,25 +70,18 @@ export function usageOf(stats: Json | undefined): Usage {
  * deltas (a new paragraph after each tool step), tool steps as activities, notices as `other`
  * activities, and the final `result` kept for the caller to judge.
  */
-export class GeminiEventParser {
+export class GeminiEventParser extends JsonEventParser {
   sessionId?: string;
   /** The model the run started with (`auto` when Gemini routes). */
   model?: string;
   text = '';
   result?: GeminiResult;
   warnings: string[] = [];
-  nonJsonLines = 0;
   private readonly steps = new Map<string, Activity>();
   private breakBeforeText = false;
   private notices = 0;
 
-  push(line: string): StreamEvent[] {
-    if (!line.trim()) return [];
-    const e = parseJsonLine(line);
-    if (!e || typeof e.type !== 'string') {
-      this.nonJsonLines++;
-      return [];
-    }
+  pushEvent(e: JsonEvent): StreamEvent[] {
     switch (e.type) {
       case 'init':
         this.sessionId = str(e.session_id);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   InvalidRequestError,
+  type AdapterFeatures,
   type CallContext,
   type ChatContext,
   type StreamEvent,
@@ -76,6 +77,15 @@ export class AcpTransport<S> {
       },
       true,
     );
+  }
+
+  /**
+   * The features an agent has by this transport, the same for every ACP agent: `warm` while it is
+   * on; approvals (`session/request_permission`), interrupts (`session/cancel`) and a chat's MCP
+   * servers (`session/new.mcpServers`; a chat with them that must spawn is refused, never run without them).
+   */
+  get features(): Pick<AdapterFeatures, 'warm' | 'approvals' | 'interrupt' | 'mcpServers'> {
+    return { warm: this.spec.enabled !== false, approvals: true, interrupt: true, mcpServers: true };
   }
 
   /** Why a chat must spawn instead, or undefined when the transport may take it. */

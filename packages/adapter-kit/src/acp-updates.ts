@@ -1,5 +1,6 @@
 import type { PlanEntry, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk';
 import type { Activity, ActivityStatus, ApprovalRequest } from '@toolbridge/core';
+import { ACTIVITY_TAIL_CHARS } from './activity.js';
 
 type Json = Record<string, unknown>;
 
@@ -18,7 +19,7 @@ const STATUS: Record<ToolCallStatus, ActivityStatus> = {
 const textOf = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
 
 /** A value as one line of JSON (tool inputs and outputs), cut to a size an activity should carry. */
-function brief(v: unknown, max = 2000): string | undefined {
+function brief(v: unknown, max = ACTIVITY_TAIL_CHARS): string | undefined {
   if (v === undefined || v === null) return undefined;
   const s = typeof v === 'string' ? v : JSON.stringify(v);
   return s.length > max ? `${s.slice(0, max)}…` : s;
@@ -59,7 +60,7 @@ export function activityOfToolCall(call: AcpToolCall): Activity {
   const base = { id: call.toolCallId, status: STATUS[call.status ?? 'pending'], title: call.title ?? call.kind ?? 'tool call' };
   if (call.kind === 'execute') {
     const output = outputOf(call);
-    return { ...base, kind: 'command', command: commandOf(call), ...(output ? { outputTail: output.slice(-2000) } : {}) };
+    return { ...base, kind: 'command', command: commandOf(call), ...(output ? { outputTail: output.slice(-ACTIVITY_TAIL_CHARS) } : {}) };
   }
   if (call.kind && FILE_KINDS.has(call.kind) && pathsOf(call).length > 0) {
     return { ...base, kind: 'file_change', changes: pathsOf(call).map((path) => ({ path, kind: changeKind(call, path) })) };

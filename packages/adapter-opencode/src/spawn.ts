@@ -4,25 +4,19 @@ import { runArgs } from './argv.js';
 import { TOOL_ID } from './config.js';
 import { RunAccumulator } from './events.js';
 import { exitFacts, OPENCODE_FAILURES } from './failures.js';
-import { imageFiles, type ModelCatalogs } from './images.js';
+import { imageFiles } from './images.js';
 import type { ResolvedOptions } from './options.js';
 import { envWithPermissions, opencodePermissions } from './permissions.js';
-import type { SessionDirs } from './session-files.js';
 import { SESSION_TITLE, userWantsTitles } from './titles.js';
+import type { TurnInputs } from './turn-inputs.js';
 
 /**
  * One chat as one `opencode run --format json` run, the conversation on stdin: a new OpenCode
  * session, or `--session <id>` (with `--fork`) for the one core names; the permission level as
  * rules in `OPENCODE_CONFIG_CONTENT`; images as `-f` files.
  */
-export function runTurn(
-  o: ResolvedOptions,
-  request: ToolRequest,
-  ctx: ChatContext,
-  model: string | undefined,
-  catalogs: ModelCatalogs,
-  sessions: SessionDirs,
-): AsyncGenerator<StreamEvent> {
+export function runTurn(o: ResolvedOptions, request: ToolRequest, ctx: ChatContext, turn: TurnInputs): AsyncGenerator<StreamEvent> {
+  const { model, catalogs, sessions } = turn;
   const run = new RunAccumulator();
   const resume = request.resume;
   let permissions: ReturnType<typeof opencodePermissions>['metadata'];

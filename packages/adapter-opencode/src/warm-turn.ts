@@ -11,13 +11,12 @@ import { ActivityTracker } from './activity.js';
 import { TOOL_ID } from './config.js';
 import { RunAccumulator } from './events.js';
 import { classifyError, errorInfoOf, OPENCODE_FAILURES } from './failures.js';
-import type { ModelCatalogs } from './images.js';
 import { opencodePermissions, sessionRules } from './permissions.js';
 import { decidePermission } from './warm-approvals.js';
 import { ServeHttpError, type ServeEvent } from './warm-client.js';
-import type { SessionDirs } from './session-files.js';
 import type { OpenCodeServer } from './warm-process.js';
 import { SESSION_TITLE, userWantsTitles } from './titles.js';
+import type { TurnInputs } from './turn-inputs.js';
 
 type Json = Record<string, unknown>;
 
@@ -64,10 +63,9 @@ export async function* serveTurn(
   server: OpenCodeServer,
   request: ToolRequest,
   ctx: ChatContext,
-  model: string | undefined,
-  catalogs: ModelCatalogs,
-  sessions: SessionDirs,
+  turn: TurnInputs,
 ): AsyncGenerator<StreamEvent> {
+  const { model, catalogs, sessions } = turn;
   // With approvals every command, edit and tool that is not read-only is `ask`, answered below.
   const permissions = opencodePermissions(request, ctx, ctx.approvals !== undefined);
   const rules = sessionRules(permissions.config);

@@ -110,7 +110,7 @@ export class OpenCodeWarm {
       },
       turn: async function* (server) {
         server.directories.add(ctx.cwd);
-        yield* serveTurn(server, request, ctx, model, catalogs, sessions);
+        yield* serveTurn(server, request, ctx, { model, catalogs, sessions });
         return true;
       },
       reusable: (server) => {
@@ -164,7 +164,7 @@ export async function* chatTurn(
   const fallback = o.warm && !why ? warm.unavailable : undefined;
   // `opencode run` has no schema option: a format meant for the server (which could not take the chat) goes in words.
   const spawned = request.responseFormat ? promptForm(request, request.responseFormat) : request;
-  for await (const event of runTurn(o, spawned, ctx, model, catalogs, sessions)) {
+  for await (const event of runTurn(o, spawned, ctx, { model, catalogs, sessions })) {
     // Say why a chat meant for the warm server was spawned (the server would not start, or all were taken).
     if (event.type === 'result' && fallback) event.result.metadata = { ...event.result.metadata, warmUnavailable: fallback };
     yield event;

@@ -64,18 +64,22 @@ function markerOf(name: string): symbol {
   return Symbol.for(`toolbridge.error.${name}`);
 }
 
-export class InvalidRequestError extends ToolbridgeError {
-  protected static override readonly marker = markerOf('InvalidRequestError');
+/** The errors with nothing of their own but their code (`errorCode`): one `(message, options)` constructor. */
+abstract class CodedError extends ToolbridgeError {
+  protected static readonly errorCode: ErrorCode;
   constructor(message: string, options?: ToolbridgeErrorOptions) {
-    super('invalid_request', message, options);
+    super((new.target as unknown as { errorCode: ErrorCode }).errorCode, message, options);
   }
 }
 
-export class ToolAuthError extends ToolbridgeError {
+export class InvalidRequestError extends CodedError {
+  protected static override readonly marker = markerOf('InvalidRequestError');
+  protected static override readonly errorCode = 'invalid_request';
+}
+
+export class ToolAuthError extends CodedError {
   protected static override readonly marker = markerOf('ToolAuthError');
-  constructor(message: string, options?: ToolbridgeErrorOptions) {
-    super('tool_auth_required', message, options);
-  }
+  protected static override readonly errorCode = 'tool_auth_required';
 }
 
 export class ToolNotFoundError extends ToolbridgeError {
@@ -129,11 +133,9 @@ export class ApprovalDecidedError extends ToolbridgeError {
   }
 }
 
-export class ProviderExecutionError extends ToolbridgeError {
+export class ProviderExecutionError extends CodedError {
   protected static override readonly marker = markerOf('ProviderExecutionError');
-  constructor(message: string, options?: ToolbridgeErrorOptions) {
-    super('provider_execution_failed', message, options);
-  }
+  protected static override readonly errorCode = 'provider_execution_failed';
 }
 
 /** The tool cannot take the request now: not installed, unreachable, shutting down, or busy. */

@@ -66,17 +66,12 @@ export const MAX_RETRIES = LIMITS.maxRetries;
 /** Longest deadline (core's `LIMITS.maxTimeoutMs`). */
 export const MAX_TIMEOUT_MS = LIMITS.maxTimeoutMs;
 
-export interface NormalizedFallbackOptions {
+/** The options as checked: providers without duplicates, and every default filled in. */
+export interface NormalizedFallbackOptions
+  extends
+    Omit<FallbackOptions, 'providers' | 'retries' | 'route' | 'waitForQuota'>,
+    Required<Pick<FallbackOptions, 'retries' | 'route' | 'waitForQuota'>> {
   providers: string[];
-  retries: number;
-  perAttemptTimeoutMs?: number;
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  maxPermissions?: PermissionLevel;
-  onAttempt?: (attempt: Attempt) => void;
-  onApproval?: ApprovalHandler;
-  route: RoutePolicy;
-  waitForQuota: number;
   /** The first provider is a session's own tool: routing keeps it first. */
   keepFirst?: boolean;
 }

@@ -32,6 +32,34 @@ export function pathWithout(): string {
 }
 
 /**
+ * JavaScript for a fake CLI's body, defining what every fake that replays a recorded run does:
+ * `replay(r, beforeEnd)` writes `r.stderr`, then `r.stdout` line by line (`r.delayMs` between
+ * lines), calls `beforeEnd` (files a run leaves behind), then exits with `r.exitCode`, or never
+ * with `r.hang`; `recordRun(stdin, envKeys, scratchDir)` is the `RecordedRun` of this run.
+ */
+export const FAKE_RUN_JS = `
+async function replay(r, beforeEnd) {
+  if (r.stderr) process.stderr.write(r.stderr);
+  for (const line of (r.stdout || '').split(/(?<=\\n)/)) {
+    if (!line) continue;
+    process.stdout.write(line);
+    if (r.delayMs) await new Promise((res) => setTimeout(res, r.delayMs));
+  }
+  if (beforeEnd) beforeEnd();
+  if (r.hang) setInterval(() => {}, 1000);
+  else process.exitCode = r.exitCode || 0;
+}
+function recordRun(stdin, envKeys, scratchDir) {
+  const fs = require('fs');
+  const env = {};
+  for (const k of envKeys) env[k] = process.env[k];
+  const scratch = {};
+  if (scratchDir) for (const name of fs.readdirSync(scratchDir, { recursive: true })) scratch[name] = fs.statSync(scratchDir + '/' + name).mode & 0o777;
+  return { argv: process.argv.slice(2), stdin, cwd: process.cwd(), env, scratch, pid: process.pid };
+}
+`;
+
+/**
  * JavaScript for a fake CLI that replays `stdout`/`stderr` text and exits
  * with `exitCode`. `delayMs` between lines shows streaming; `hang: true`
  * never exits. When `pidFile` is set the fake appends its pid there.
@@ -47,21 +75,14 @@ export function replayScript(opts: {
 }): string {
   return `
 const fs = require('fs');
+${FAKE_RUN_JS}
 const opts = ${JSON.stringify(opts)};
 if (opts.pidFile) fs.appendFileSync(opts.pidFile, process.pid + '\\n');
 let input = '';
 process.stdin.on('data', (c) => (input += c));
-process.stdin.on('end', async () => {
+process.stdin.on('end', () => {
   if (opts.readStdinTo) fs.writeFileSync(opts.readStdinTo, JSON.stringify({ argv: process.argv.slice(2), stdin: input }));
-  if (opts.stderr) process.stderr.write(opts.stderr);
-  const lines = (opts.stdout || '').split(/(?<=\\n)/);
-  for (const l of lines) {
-    if (!l) continue;
-    process.stdout.write(l);
-    if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
-  }
-  if (opts.hang) setInterval(() => {}, 1000);
-  else process.exitCode = opts.exitCode || 0;
+  replay(opts);
 });
 `;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { makeTempDir, pathWith } from './fake-bin.js';
 
 /** A throwaway HOME with a fake CLI first on PATH that records each of its runs. */
-export interface FakeCliEnv<Run> {
+export interface FakeCliEnv<Run = RecordedRun> {
   env: NodeJS.ProcessEnv;
   home: string;
   /** The runs so far, as the fake recorded them (one JSON line each). */
@@ -11,8 +11,20 @@ export interface FakeCliEnv<Run> {
   cleanup(): Promise<void>;
 }
 
+/** What a fake CLI records of each of its runs (`recordRun` in `FAKE_RUN_JS`). */
+export interface RecordedRun {
+  argv: string[];
+  stdin: string;
+  cwd: string;
+  /** The variables the fake was told to keep. */
+  env: Record<string, string | undefined>;
+  /** Files in the run's scratch directory (and below it, by relative path) and their modes. */
+  scratch: Record<string, number>;
+  pid: number;
+}
+
 /** `install(binDir, recordFile, home)` writes the fake into `binDir`, recording each run as a JSON line in `recordFile`. */
-export async function fakeCliEnv<Run>(
+export async function fakeCliEnv<Run = RecordedRun>(
   prefix: string,
   install: (binDir: string, recordFile: string, home: string) => Promise<unknown>,
 ): Promise<FakeCliEnv<Run>> {

@@ -1,4 +1,4 @@
-import { capturesAt, fakeCliEnv, writeFakeBin, type CapturedReplay, type FakeCliEnv } from '@toolbridge/test-suite/kit';
+import { capturesAt, FAKE_RUN_JS, fakeCliEnv, writeFakeBin, type CapturedReplay, type FakeCliEnv } from '@toolbridge/test-suite/kit';
 
 /** One run of the fake: what it prints, how it ends, the usage report it leaves. */
 export interface Replay extends CapturedReplay {
@@ -40,17 +40,6 @@ export const REPLAYS = {
   }),
 } satisfies Record<string, Replay>;
 
-/** One run of the fake as it recorded itself. */
-export interface FakeRun {
-  argv: string[];
-  stdin: string;
-  cwd: string;
-  env: Record<string, string | undefined>;
-  /** Files beside the usage report (the call's scratch directory) and their modes. */
-  scratch: Record<string, number>;
-  pid: number;
-}
-
 /**
  * A fake `copilot`: `--version` prints the recorded version, `login` replays `login`; anything
  * else is a chat that reads stdin to its end, records itself and replays `chat`.
@@ -66,40 +55,26 @@ const argv = process.argv.slice(2);
 if (argv[0] === '--version') { process.stdout.write(${JSON.stringify(REPLAYS.version.stdout)}); return; }
 // The replays are of headless runs: ACP mode (the warm transport) is refused as by a CLI without it, so chats spawn.
 if (argv[0] === '--acp') { process.stderr.write('error: unknown option --acp\\n'); process.exitCode = 1; return; }
-const replay = async (r) => {
-  if (r.stderr) process.stderr.write(r.stderr);
-  for (const line of (r.stdout || '').split(/(?<=\\n)/)) {
-    if (!line) continue;
-    process.stdout.write(line);
-    if (r.delayMs) await new Promise((res) => setTimeout(res, r.delayMs));
-  }
-  const usage = argv.find((a) => a.startsWith('--usage-output-file='));
-  if (usage && r.usage) fs.writeFileSync(usage.slice('--usage-output-file='.length), r.usage);
-  if (r.hang) setInterval(() => {}, 1000);
-  else process.exitCode = r.exitCode || 0;
-};
+${FAKE_RUN_JS}
+const usage = argv.find((a) => a.startsWith('--usage-output-file='))?.slice('--usage-output-file='.length);
 const record = (stdin) => {
-  const env = {};
-  for (const k of ['COPILOT_ALLOW_ALL', 'HOME']) env[k] = process.env[k];
-  const usage = argv.find((a) => a.startsWith('--usage-output-file='));
-  const scratch = {};
-  if (usage) {
-    const dir = path.dirname(usage.slice('--usage-output-file='.length));
-    for (const name of fs.readdirSync(dir, { recursive: true })) scratch[name] = fs.statSync(path.join(dir, name)).mode & 0o777;
-  }
-  fs.appendFileSync(${JSON.stringify(recordFile)}, JSON.stringify({ argv, stdin, cwd: process.cwd(), env, scratch, pid: process.pid }) + '\\n');
+  const run = recordRun(stdin, ['COPILOT_ALLOW_ALL', 'HOME'], usage && path.dirname(usage));
+  fs.appendFileSync(${JSON.stringify(recordFile)}, JSON.stringify(run) + '\\n');
 };
-if (argv[0] === 'login') { record(''); replay(${JSON.stringify(login)}); return; }
+// The usage report goes to --usage-output-file after the output, before the exit.
+const play = (r) => replay(r, () => usage && r.usage && fs.writeFileSync(usage, r.usage));
+if (argv[0] === 'login') { record(''); play(${JSON.stringify(login)}); return; }
 let input = '';
 process.stdin.on('data', (c) => (input += c));
-process.stdin.on('end', () => { record(input); replay(${JSON.stringify(chat)}); });
+process.stdin.on('end', () => { record(input); play(${JSON.stringify(chat)}); });
 `,
   );
 }
 
-export type FakeCopilot = FakeCliEnv<FakeRun>;
+/** The runs as the fake recorded them: `scratch` holds the files beside the usage report (the call's scratch directory). */
+export type FakeCopilot = FakeCliEnv;
 
 /** A throwaway HOME and a fake `copilot` first on PATH replaying `chat`. */
 export function fakeCopilotEnv(chat: Replay, login?: Replay): Promise<FakeCopilot> {
-  return fakeCliEnv<FakeRun>('toolbridge-copilot-test-', (binDir, recordFile) => writeFakeCopilot(binDir, chat, recordFile, login));
+  return fakeCliEnv('toolbridge-copilot-test-', (binDir, recordFile) => writeFakeCopilot(binDir, chat, recordFile, login));
 }

@@ -1,6 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { capturesAt, fakeCliEnv, writeFakeBin, type CapturedReplay, type FakeCliEnv } from '@toolbridge/test-suite/kit';
+import {
+  capturesAt,
+  FAKE_RUN_JS,
+  fakeCliEnv,
+  writeFakeBin,
+  type CapturedReplay,
+  type FakeCliEnv,
+  type RecordedRun,
+} from '@toolbridge/test-suite/kit';
 
 /** Output of the real gemini 0.61.0, recorded byte for byte (see captures/README.md). */
 const captures = capturesAt(import.meta.url);
@@ -34,17 +42,10 @@ export const REPLAYS = {
   networkDown: recorded('gemini-err-drop-max1', 1),
 } satisfies Record<string, Replay>;
 
-/** One chat run of the fake as it recorded itself. */
-export interface FakeRun {
-  argv: string[];
-  stdin: string;
-  cwd: string;
-  env: Record<string, string | undefined>;
+/** One chat run of the fake as it recorded itself: `scratch` holds the files in its TMPDIR (the call's scratch directory). */
+export interface FakeRun extends RecordedRun {
   /** The `--admin-policy` file's text, read while the run was alive. */
   policy?: string;
-  /** Files in the run's TMPDIR (the call's scratch directory) and their modes. */
-  scratch: Record<string, number>;
-  pid: number;
 }
 
 /**
@@ -62,25 +63,16 @@ const argv = process.argv.slice(2);
 if (argv[0] === '--version') { process.stdout.write(${JSON.stringify(version)}); return; }
 // The replays are of headless runs: ACP mode (the warm transport) is refused as by a CLI without it, so chats spawn.
 if (argv[0] === '--acp') { process.stderr.write('Unknown argument: acp\\n'); process.exitCode = 2; return; }
+${FAKE_RUN_JS}
 const chat = ${JSON.stringify(chat)};
 let input = '';
 process.stdin.on('data', (c) => (input += c));
-process.stdin.on('end', async () => {
-  const env = {};
-  for (const k of ['GEMINI_CLI_NO_RELAUNCH', 'TMPDIR', 'HOME']) env[k] = process.env[k];
+process.stdin.on('end', () => {
   const at = argv.indexOf('--admin-policy');
   const policy = at >= 0 ? fs.readFileSync(argv[at + 1], 'utf8') : undefined;
-  const scratch = {};
-  for (const name of fs.readdirSync(process.env.TMPDIR, { recursive: true })) scratch[name] = fs.statSync(process.env.TMPDIR + '/' + name).mode & 0o777;
-  fs.appendFileSync(${JSON.stringify(recordFile)}, JSON.stringify({ argv, stdin: input, cwd: process.cwd(), env, policy, scratch, pid: process.pid }) + '\\n');
-  if (chat.stderr) process.stderr.write(chat.stderr);
-  for (const line of (chat.stdout || '').split(/(?<=\\n)/)) {
-    if (!line) continue;
-    process.stdout.write(line);
-    if (chat.delayMs) await new Promise((r) => setTimeout(r, chat.delayMs));
-  }
-  if (chat.hang) setInterval(() => {}, 1000);
-  else process.exitCode = chat.exitCode || 0;
+  const run = { ...recordRun(input, ['GEMINI_CLI_NO_RELAUNCH', 'TMPDIR', 'HOME'], process.env.TMPDIR), policy };
+  fs.appendFileSync(${JSON.stringify(recordFile)}, JSON.stringify(run) + '\\n');
+  replay(chat);
 });
 `,
   );
