@@ -104,6 +104,15 @@ describe('copilot adapter (fake CLI replaying real captures)', () => {
     });
   });
 
+  it('refuses approvals when warm mode is off (the headless run would act without asking)', async () => {
+    const { fake, adapter, ctx } = await setup(REPLAYS.ok, { copilotModel: 'mock-model' }, { warm: false });
+    const approvals = { ask: async () => ({ allow: true }) };
+    const e = await adapterChat(adapter, ask('write it', { permissions: 'full' }), { ...ctx(), approvals } as CallContext).catch((x) => x);
+    expect(e).toMatchObject({ code: 'invalid_request', publicDetails: { reason: 'unsupported', feature: 'approvals' } });
+    expect(e.message).toMatch(/asks for approvals only over its warm ACP transport/);
+    expect(await fake.runs()).toEqual([]);
+  });
+
   it('drops COPILOT_ALLOW_ALL from the environment below full', async () => {
     const { fake, adapter, ctx } = await setup(REPLAYS.ok, undefined, {}, { COPILOT_ALLOW_ALL: 'true' });
     await adapterChat(adapter, ask('hi'), ctx());

@@ -1,4 +1,4 @@
-import { acpMcpServers, defineAdapter, mcpServersNeedAcp, probeVersion, resolvePermissions } from '@toolbridge/adapter-kit';
+import { acpMcpServers, acpOnly, defineAdapter, probeVersion, resolvePermissions } from '@toolbridge/adapter-kit';
 import { InvalidRequestError, type CallContext, type DetectResult, type ToolAdapter } from '@toolbridge/core';
 import { checkCopilotAuth, copilotLogin } from './auth.js';
 import { resolveCopilotBinary } from './binary.js';
@@ -69,8 +69,9 @@ export function createCopilotCliAdapter(options: CopilotCliAdapterOptions = {}):
       const model = modelFor(request.model, ctx);
       checkRequest(request, model);
       const spawnReason = warm.spawnReason(ctx);
+      const refusal = spawnReason ? acpOnly(request, ctx, NAME, TOOL_ID, spawnReason) : undefined;
+      if (refusal) throw refusal;
       if (request.mcpServers?.length) {
-        if (spawnReason) throw mcpServersNeedAcp(NAME, TOOL_ID, spawnReason);
         // Measured (1.0.102): its ACP side logs `Rejecting non-http/sse MCP server "<name>" from client` and never starts it.
         const stdio = request.mcpServers.find((s) => 'command' in s);
         if (stdio) {

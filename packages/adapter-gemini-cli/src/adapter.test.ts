@@ -100,6 +100,31 @@ describe('gemini adapter (fake CLI replaying real captures)', () => {
     expect(result.message.content).toBe('All done.');
   });
 
+  it('refuses approvals where only the headless spawn path could run the chat (it would act without asking)', async () => {
+    const approvals = { ask: async () => ({ allow: true }) };
+    const cases = [
+      { options: { warm: false }, resume: undefined, why: /warm transport turned off/ },
+      {
+        options: {},
+        resume: { nativeSessionId: '0e0c4f0e-6f1e-4d57-9a3c-3b8d1f2a7c11', fork: true },
+        why: /a fork runs on the spawn path/,
+      },
+    ];
+    for (const { options, resume, why } of cases) {
+      const { fake, adapter, ctx } = await setup(REPLAYS.ok, { geminiModel: 'gemini-2.5-flash' }, options);
+      const e = await adapterChat(
+        adapter,
+        ask('write it', { permissions: 'full' }),
+        { ...ctx(), approvals } as CallContext,
+        resume ? { resume } : {},
+      ).catch((x) => x);
+      expect(e).toMatchObject({ code: 'invalid_request', publicDetails: { reason: 'unsupported', feature: 'approvals' } });
+      expect(e.message).toMatch(/asks for approvals only over its warm ACP transport/);
+      expect(e.message).toMatch(why);
+      expect(await fake.runs()).toEqual([]);
+    }
+  });
+
   it('reports a level narrowed by the call’s limit as the others do: requested is what was asked', async () => {
     const { adapter, ctx } = await setup(REPLAYS.ok, { geminiModel: 'm', permissions: 'full' });
     const result = await adapterChat(adapter, ask('hi'), { ...ctx(), maxPermissions: 'workspace-write' });

@@ -1,4 +1,4 @@
-import { acpMcpServers, defineAdapter, mcpServersNeedAcp, probeVersion, resolvePermissions } from '@toolbridge/adapter-kit';
+import { acpMcpServers, acpOnly, defineAdapter, probeVersion, resolvePermissions } from '@toolbridge/adapter-kit';
 import {
   InvalidRequestError,
   type CallContext,
@@ -83,8 +83,9 @@ export function createGeminiCliAdapter(options: GeminiCliAdapterOptions = {}): T
       checkRequest(request, model);
       // A fork copies the session file into a new run: only the spawn path can (ACP has no fork).
       const spawnReason = request.resume?.fork ? 'a fork runs on the spawn path' : warm.spawnReason(ctx);
+      const refusal = spawnReason ? acpOnly(request, ctx, NAME, TOOL_ID, spawnReason) : undefined;
+      if (refusal) throw refusal;
       if (request.mcpServers?.length) {
-        if (spawnReason) throw mcpServersNeedAcp(NAME, TOOL_ID, spawnReason);
         // The level's admin policy denies `mcp_*` below full (MCP tools are not confined to the workspace).
         if (permissions.level !== 'full') {
           throw new InvalidRequestError(`${NAME} takes MCP servers only at "full" permissions: below it every MCP tool is denied`, {

@@ -17,14 +17,29 @@ import type { AcpTurnSpec } from './acp-turn-spec.js';
 import { envFingerprint, warmFingerprint } from './fingerprint.js';
 import { WarmTransport, type WarmSetup } from './warm-transport.js';
 
+/** What of a chat only the warm ACP transport can do, if anything. */
+const acpOnlyFeature = (request: ToolRequest, ctx: ChatContext) =>
+  request.mcpServers?.length ? 'mcpServers' : ctx.approvals ? 'approvals' : undefined;
+
 /**
- * `mcpServers` reach an ACP agent only in `session/new` / `session/load`: a chat with them that the
- * warm transport cannot take is refused (the spawn path would drop them). `why` names the cause.
+ * Why a chat the warm ACP transport cannot take must not spawn instead, or undefined when it may.
+ * `mcpServers` reach an ACP agent only in `session/new` / `session/load`, and only the agent's ACP
+ * side asks before an action (`session/request_permission`): the headless spawn path would drop
+ * the servers, or run at the level without asking, so such a chat is refused. `why` names the cause.
  */
-export function mcpServersNeedAcp(name: string, toolId: string, why: string): InvalidRequestError {
-  return new InvalidRequestError(`${name} takes MCP servers only over its warm ACP transport, and ${why}`, {
+export function acpOnly(
+  request: ToolRequest,
+  ctx: ChatContext,
+  name: string,
+  toolId: string,
+  why: string,
+): InvalidRequestError | undefined {
+  const feature = acpOnlyFeature(request, ctx);
+  if (!feature) return undefined;
+  const what = feature === 'mcpServers' ? 'takes MCP servers' : 'asks for approvals';
+  return new InvalidRequestError(`${name} ${what} only over its warm ACP transport, and ${why}`, {
     toolId,
-    publicDetails: { reason: 'unsupported', feature: 'mcpServers' },
+    publicDetails: { reason: 'unsupported', feature },
   });
 }
 
@@ -80,12 +95,14 @@ export class AcpTransport<S> {
   }
 
   /**
-   * The features an agent has by this transport, the same for every ACP agent: `warm` while it is
-   * on; approvals (`session/request_permission`), interrupts (`session/cancel`) and a chat's MCP
-   * servers (`session/new.mcpServers`; a chat with them that must spawn is refused, never run without them).
+   * The features an agent has by this transport, the same for every ACP agent, while it is on:
+   * `warm`, approvals (`session/request_permission`) and a chat's MCP servers
+   * (`session/new.mcpServers`; a chat with either that must spawn is refused, never run without
+   * them). Interrupts (`session/cancel`) the spawn path has too (it stops the run).
    */
   get features(): Pick<AdapterFeatures, 'warm' | 'approvals' | 'interrupt' | 'mcpServers'> {
-    return { warm: this.spec.enabled !== false, approvals: true, interrupt: true, mcpServers: true };
+    const on = this.spec.enabled !== false;
+    return { warm: on, approvals: on, interrupt: true, mcpServers: on };
   }
 
   /** Why a chat must spawn instead, or undefined when the transport may take it. */
@@ -117,10 +134,11 @@ export class AcpTransport<S> {
    */
   async *stream(request: ToolRequest, ctx: ChatContext, setup: S, turn: AcpTurnSpec): AsyncGenerator<StreamEvent, boolean> {
     this.warm.configure(ctx.config);
-    // The spawn path the caller falls back to cannot take MCP servers: refused, never silently dropped.
+    // The spawn path the caller falls back to cannot take MCP servers or ask: refused, never silently dropped.
     const cannot = (why: string): false => {
-      if (!turn.mcpServers?.length) return false;
-      throw mcpServersNeedAcp(this.spec.name, this.spec.toolId, why);
+      const refusal = acpOnly(request, ctx, this.spec.name, this.spec.toolId, why);
+      if (refusal) throw refusal;
+      return false;
     };
     return yield* this.warm.run({
       signal: ctx.signal,
@@ -133,7 +151,8 @@ export class AcpTransport<S> {
         // The agent could not load the session (not on its disk, or a CLI that cannot): its native resume over spawn.
         if (end && 'loadFailed' in end) return cannot('the agent could not load the session');
         if (end && 'retrying' in end) {
-          if (!end.said) return cannot('the model request failed and the agent began retrying it');
+          // The spawn path reports the failure as the tool does, unless the chat cannot spawn: then it is reported here.
+          if (!end.said && !acpOnlyFeature(request, ctx)) return false;
           throw turn.failure('the model request failed and the agent began retrying it');
         }
         return true;

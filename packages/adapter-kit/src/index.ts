@@ -46,7 +46,7 @@ export { retriesOnFreshProcess, WarmPool, type WarmLease, type WarmMember, type 
 export { WarmTransport, type WarmProgress, type WarmSetup, type WarmTurnSpec } from './warm-transport.js';
 export { DEFAULT_WARM_IDLE_MS, envFingerprint, warmFingerprint, warmIdleMs, whichOnPath } from './fingerprint.js';
 export { AcpAgent, AcpRequestError, type AcpAgentLaunch, type AcpSessionListener } from './acp-agent.js';
-export { AcpTransport, mcpServersNeedAcp, type AcpLaunch, type AcpTransportSpec } from './acp-transport.js';
+export { AcpTransport, acpOnly, type AcpLaunch, type AcpTransportSpec } from './acp-transport.js';
 export { acpTurn } from './acp-turn.js';
 export { promptBlocks } from './acp-session.js';
 export type { AcpNotice, AcpPromptResponse, AcpTurnEnd, AcpTurnSpec } from './acp-turn-spec.js';
