@@ -64,7 +64,14 @@ describe('dashboard approvals and interrupt in Chromium', () => {
     const interrupt = page.getByRole('button', { name: 'Interrupt' });
     await expect(interrupt.isEnabled()).resolves.toBe(true);
     await interrupt.click();
-    await page.locator('#chat-status').getByText('Interrupted. The session goes on.').waitFor();
+    const status = page.locator('#chat-status');
+    // On a miss, say what the page showed instead (a failed interrupt, or a turn that ended "Done.").
+    await status
+      .getByText('Interrupted. The session goes on.')
+      .waitFor()
+      .catch(async (e: Error) => {
+        throw new Error(`${e.message}\nthe status read: ${JSON.stringify(await status.innerText())}`);
+      });
     await expect(page.locator('#chat-answer').innerText()).resolves.toBe('So far,');
     await expect(interrupt.isDisabled()).resolves.toBe(true);
     // The next message continues the same session.
