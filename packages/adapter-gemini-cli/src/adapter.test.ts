@@ -125,6 +125,17 @@ describe('gemini adapter (fake CLI replaying real captures)', () => {
     }
   });
 
+  it('fails retryably, and runs nothing headless, when approvals are asked and no ACP agent will start', async () => {
+    // The fake speaks no ACP: `gemini --acp` ends at once.
+    const { fake, adapter, ctx } = await setup(REPLAYS.ok);
+    const approvals = { ask: async () => ({ allow: true }) };
+    const e = await adapterChat(adapter, ask('write it', { permissions: 'full' }), { ...ctx(), approvals } as CallContext).catch((x) => x);
+    await adapter.dispose?.();
+    expect(e).toMatchObject({ code: 'provider_execution_failed', retryable: true });
+    expect(e.message).toBe('Gemini CLI could not start its ACP agent, and only it asks for approvals');
+    expect((await fake.runs()).filter((r) => !r.argv.includes('--acp'))).toEqual([]);
+  });
+
   it('reports a level narrowed by the call’s limit as the others do: requested is what was asked', async () => {
     const { adapter, ctx } = await setup(REPLAYS.ok, { geminiModel: 'm', permissions: 'full' });
     const result = await adapterChat(adapter, ask('hi'), { ...ctx(), maxPermissions: 'workspace-write' });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   InvalidRequestError,
+  ProviderExecutionError,
   type AdapterFeatures,
   type CallContext,
   type ChatContext,
@@ -16,6 +17,9 @@ import { acpTurn } from './acp-turn.js';
 import type { AcpTurnSpec } from './acp-turn-spec.js';
 import { envFingerprint, warmFingerprint } from './fingerprint.js';
 import { WarmTransport, type WarmSetup } from './warm-transport.js';
+
+/** What of a chat only the warm ACP transport can do, in words. */
+const ACP_ONLY = { mcpServers: 'takes MCP servers', approvals: 'asks for approvals' } as const;
 
 /** What of a chat only the warm ACP transport can do, if anything. */
 const acpOnlyFeature = (request: ToolRequest, ctx: ChatContext) =>
@@ -36,8 +40,7 @@ export function acpOnly(
 ): InvalidRequestError | undefined {
   const feature = acpOnlyFeature(request, ctx);
   if (!feature) return undefined;
-  const what = feature === 'mcpServers' ? 'takes MCP servers' : 'asks for approvals';
-  return new InvalidRequestError(`${name} ${what} only over its warm ACP transport, and ${why}`, {
+  return new InvalidRequestError(`${name} ${ACP_ONLY[feature]} only over its warm ACP transport, and ${why}`, {
     toolId,
     publicDetails: { reason: 'unsupported', feature },
   });
@@ -142,9 +145,7 @@ export class AcpTransport<S> {
     };
     return yield* this.warm.run({
       signal: ctx.signal,
-      lease: async () =>
-        (await this.warm.lease(await this.setupOf(ctx, setup, turn), ctx.signal)) ??
-        (cannot('no agent process could be started') || undefined),
+      lease: async () => (await this.warm.lease(await this.setupOf(ctx, setup, turn), ctx.signal)) ?? this.notStarted(request, ctx),
       turn: async function* (agent, progress) {
         if (request.resume && !agent.info.agentCapabilities?.loadSession) return cannot('the agent cannot load sessions');
         const end = yield* acpTurn(agent, request, ctx, turn, progress);
@@ -157,6 +158,19 @@ export class AcpTransport<S> {
         }
         return true;
       },
+    });
+  }
+
+  /**
+   * No agent process could be had: the caller spawns, unless the chat needs this transport. Then
+   * it fails as a retryable tool failure (the next try may start one), not as a bad request.
+   */
+  private notStarted(request: ToolRequest, ctx: ChatContext): undefined {
+    const feature = acpOnlyFeature(request, ctx);
+    if (!feature) return undefined;
+    throw new ProviderExecutionError(`${this.spec.name} could not start its ACP agent, and only it ${ACP_ONLY[feature]}`, {
+      toolId: this.spec.toolId,
+      retryable: true,
     });
   }
 
