@@ -1,8 +1,8 @@
-import { classifyFailure, integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
+import { classifyFailure, integerUsage, parseJsonLine, type LineProcessExit } from '@toolbridge/adapter-kit';
 import type { ChatResult, StreamEvent } from '@toolbridge/core';
 import { ActivityTracker, STRUCTURED_TOOL } from './activity.js';
 import { TOOL_ID } from './config.js';
-import { CLAUDE_FAILURES, claudeFailure, type ApiFailure, type ExitInfo } from './failures.js';
+import { CLAUDE_FAILURES, claudeFailure, type ApiFailure } from './failures.js';
 import { structuredText } from './structured.js';
 import { TextStream } from './text-stream.js';
 import type { RateLimitInfo } from './usage-limits.js';
@@ -192,7 +192,7 @@ export class StreamParser {
    * The result of a turn the caller interrupted: Claude Code ends it with an error result
    * (`error_during_execution`), or none when it never started; the answer is the text so far.
    */
-  finishInterrupted(exit: ExitInfo, conversation?: string, keepSession = true): ChatResult {
+  finishInterrupted(exit: LineProcessExit, conversation?: string, keepSession = true): ChatResult {
     try {
       return this.finish(exit);
     } catch {
@@ -207,7 +207,7 @@ export class StreamParser {
   }
 
   /** The final result, or the typed error the turn ended with. */
-  finish(exit: ExitInfo): ChatResult {
+  finish(exit: LineProcessExit): ChatResult {
     const r = this.result;
     if (!r)
       throw classifyFailure(

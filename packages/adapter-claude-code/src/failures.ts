@@ -1,4 +1,4 @@
-import type { FailureFacts, FailureTable, ProcessResult } from '@toolbridge/adapter-kit';
+import { endedWithoutResult, type FailureFacts, type FailureTable, type LineProcessExit } from '@toolbridge/adapter-kit';
 import { tail } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
 import { exhaustedWindow, type RateLimitInfo } from './usage-limits.js';
@@ -13,14 +13,11 @@ export interface ApiFailure {
   terminalReason?: string;
 }
 
-/** How the process (or, for a warm one, the turn) ended. */
-export type ExitInfo = Pick<ProcessResult, 'exitCode' | 'signal' | 'stderrTail'>;
-
 /** A failed run: the API failure Claude Code reported, if it did, and how the process ended. */
 export interface ClaudeFailure extends FailureFacts, ApiFailure {
   /** False for a run that ended without a result or an API error: a start-up refusal, or a crash. */
   reported: boolean;
-  exit: ExitInfo;
+  exit: LineProcessExit;
   /** It printed lines, none of them stream-json. */
   notStreamJson: boolean;
 }
@@ -29,7 +26,7 @@ export interface ClaudeFailure extends FailureFacts, ApiFailure {
  * The facts of a failed run: structured fields first (the assistant event's `error`,
  * `api_error_status`, `api_error`), the message text last; without them, its stderr.
  */
-export function claudeFailure(api: ApiFailure | undefined, exit: ExitInfo, notStreamJson = false): ClaudeFailure {
+export function claudeFailure(api: ApiFailure | undefined, exit: LineProcessExit, notStreamJson = false): ClaudeFailure {
   if (!api) {
     const details = { exitCode: exit.exitCode, signal: exit.signal, stderrTail: exit.stderrTail };
     return { text: exit.stderrTail, reported: false, exit, notStreamJson, details };
@@ -64,10 +61,7 @@ function failed(f: ClaudeFailure): string {
 
 function crash(f: ClaudeFailure): string {
   const stderr = tail(f.exit.stderrTail, 600);
-  const { exitCode, signal } = f.exit;
-  const how = signal ? `was killed by ${signal}` : exitCode !== 0 ? `exited with code ${exitCode}` : 'exited';
-  const what = f.notStreamJson ? 'printed output that is not stream-json' : 'ended without a result';
-  return `Claude Code ${what} (it ${how})${stderr ? `: ${stderr}` : ''}`;
+  return `${endedWithoutResult('Claude Code', f.exit, f.notStreamJson ? 'stream-json' : undefined)}${stderr ? `: ${stderr}` : ''}`;
 }
 
 /** Claude Code's failures: a missing session first, then start-up refusals and crashes, then the API's. */

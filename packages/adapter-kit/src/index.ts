@@ -14,7 +14,7 @@ export { defineAdapter, type AdapterSpec } from './define.js';
 export { alreadyLoggedIn, firstSignInUrl, LoginManager, manualLogin, manualLoginOf, type LoginSpec } from './login.js';
 export { permissionReport, resolvePermissions, type PermissionReport, type ResolvedPermissions } from './permissions.js';
 export { parseVersionText, probeVersion, type VersionProbe, type VersionProbeOptions } from './probe.js';
-export { toolFailure } from './failures.js';
+export { endedWithoutResult, toolFailure } from './failures.js';
 export {
   classifyFailure,
   failureClass,

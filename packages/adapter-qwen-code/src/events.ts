@@ -1,7 +1,7 @@
-import { classifyFailure, integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
+import { classifyFailure, integerUsage, parseJsonLine, type LineProcessExit } from '@toolbridge/adapter-kit';
 import type { ChatResult, StreamEvent, Usage } from '@toolbridge/core';
 import { ActivityTracker, unknownStep } from './activity.js';
-import { QWEN_FAILURES, qwenFailure, type ExitInfo } from './failures.js';
+import { QWEN_FAILURES, qwenFailure } from './failures.js';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
@@ -159,7 +159,7 @@ export class QwenStreamParser {
   }
 
   /** The final result, or the typed error the turn ended with. */
-  finish(exit: ExitInfo): ChatResult {
+  finish(exit: LineProcessExit): ChatResult {
     const r = this.result;
     if (!r) throw classifyFailure(qwenFailure(undefined, exit, this.jsonLines === 0 && this.otherLines > 0), QWEN_FAILURES);
     if (r.is_error === true) {

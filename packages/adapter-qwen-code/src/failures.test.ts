@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { classifyFailure } from '@toolbridge/adapter-kit';
+import { classifyFailure, type LineProcessExit } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, QuotaExceededError, RateLimitError, ToolAuthError } from '@toolbridge/core';
 import { QwenStreamParser } from './events.js';
-import { QWEN_FAILURES, qwenFailure, type ExitInfo } from './failures.js';
+import { QWEN_FAILURES, qwenFailure } from './failures.js';
 
 /** The `result` line the real qwen 0.24.4 printed after the mock answered every attempt with this status (see testing/captures). */
 const captured = (status: number) => readFileSync(new URL(`./testing/captures/qwen-err-${status}.out`, import.meta.url), 'utf8');
 const exit = { exitCode: 1, signal: null, stderrTail: '' };
-const classify = (message: string, proc: ExitInfo) => classifyFailure(qwenFailure(message, proc), QWEN_FAILURES);
+const classify = (message: string, proc: LineProcessExit) => classifyFailure(qwenFailure(message, proc), QWEN_FAILURES);
 
 function failureOf(lines: string): unknown {
   const parser = new QwenStreamParser();

@@ -1,15 +1,12 @@
-import type { FailureFacts, FailureTable, ProcessResult } from '@toolbridge/adapter-kit';
+import { endedWithoutResult, type FailureFacts, type FailureTable, type LineProcessExit } from '@toolbridge/adapter-kit';
 import { tail } from '@toolbridge/core/runtime';
 import { NAME, TOOL_ID } from './config.js';
-
-/** How the process (or, for a warm one, the turn) ended. */
-export type ExitInfo = Pick<ProcessResult, 'exitCode' | 'signal' | 'stderrTail'>;
 
 /** A failed turn: the result's error message, if there was a result, and how the process ended. */
 export interface QwenFailure extends FailureFacts {
   /** The result's error message, whole; absent for a run that ended without a result. */
   message?: string;
-  exit: ExitInfo;
+  exit: LineProcessExit;
   /** It printed lines, none of them stream-json. */
   notStreamJson: boolean;
 }
@@ -21,7 +18,7 @@ const API_ERROR = /\[API Error: (?:(\d{3}) )?([^\]\n]*)\]?/;
  * The facts of a failed turn: the status in Qwen Code's `[API Error: N …]` text and the text after
  * it; without a result, its stderr (less the ripgrep notice it prints on every start).
  */
-export function qwenFailure(message: string | undefined, exit: ExitInfo, notStreamJson = false): QwenFailure {
+export function qwenFailure(message: string | undefined, exit: LineProcessExit, notStreamJson = false): QwenFailure {
   if (message === undefined) {
     const lines = exit.stderrTail.split('\n').filter((l) => !l.startsWith('Ripgrep not available'));
     const details = { exitCode: exit.exitCode, signal: exit.signal, stderrTail: exit.stderrTail };
@@ -62,10 +59,7 @@ function resetIn(text: string, now = Date.now()): Date | undefined {
 }
 
 function crash(f: QwenFailure): string {
-  const { exitCode, signal } = f.exit;
-  const how = signal ? `was killed by ${signal}` : exitCode !== 0 ? `exited with code ${exitCode}` : 'exited';
-  const what = f.notStreamJson ? 'printed output that is not stream-json' : 'ended without a result';
-  return `${NAME} ${what} (it ${how})${f.text ? `: ${f.text}` : ''}`;
+  return `${endedWithoutResult(NAME, f.exit, f.notStreamJson ? 'stream-json' : undefined)}${f.text ? `: ${f.text}` : ''}`;
 }
 
 /**
