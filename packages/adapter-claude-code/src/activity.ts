@@ -1,3 +1,4 @@
+import { ACTIVITY_TAIL_CHARS } from '@toolbridge/adapter-kit';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { type Activity } from '@toolbridge/core';
@@ -7,8 +8,6 @@ type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** How much of a tool's input and output an activity carries. */
-const SUMMARY_CHARS = 2000;
 const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 /** Claude Code's plan tools: TodoWrite (older models, or with env switches) and the Task* family. */
 const PLAN_TOOLS = new Set(['TodoWrite', 'TaskCreate', 'TaskUpdate', 'TaskList', 'TaskGet']);
@@ -92,7 +91,7 @@ export class ActivityTracker {
           status,
           title: `${started.title}${r?.backgroundTaskId ? ' (in background)' : ''}${reason}`,
           ...(exitCode !== undefined ? { exitCode } : {}),
-          ...(output ? { outputTail: tail(output, SUMMARY_CHARS) } : {}),
+          ...(output ? { outputTail: tail(output, ACTIVITY_TAIL_CHARS) } : {}),
         };
       }
       case 'file_change': {
@@ -101,7 +100,7 @@ export class ActivityTracker {
         return { ...started, status, title: `${started.title}${reason}`, changes };
       }
       case 'tool_call':
-        return { ...started, status, title: `${started.title}${reason}`, ...(text ? { output: tail(text, SUMMARY_CHARS) } : {}) };
+        return { ...started, status, title: `${started.title}${reason}`, ...(text ? { output: tail(text, ACTIVITY_TAIL_CHARS) } : {}) };
       default:
         return { ...started, status, title: `${started.title}${reason}` };
     }
@@ -153,7 +152,7 @@ function startOf(id: string, name: string, input: Json, cwd: string | undefined)
     return { id, kind: 'web_search', status: 'started', title: `Search: ${firstLine(query)}`, query };
   }
   const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
-  const summary = Object.keys(input).length > 0 ? tail(JSON.stringify(input), SUMMARY_CHARS) : undefined;
+  const summary = Object.keys(input).length > 0 ? tail(JSON.stringify(input), ACTIVITY_TAIL_CHARS) : undefined;
   return {
     id,
     kind: 'tool_call',

@@ -1,4 +1,4 @@
-import { integerUsage, JsonEventParser, type JsonEvent } from '@toolbridge/adapter-kit';
+import { ACTIVITY_TAIL_CHARS, integerUsage, JsonEventParser, type JsonEvent } from '@toolbridge/adapter-kit';
 import { type Activity, type ActivityStatus, type StreamEvent, type Usage } from '@toolbridge/core';
 import { tail } from '@toolbridge/core/runtime';
 
@@ -6,9 +6,6 @@ type Item = Record<string, unknown> & { id?: unknown; type?: unknown };
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
-
-/** How much of a command's output an activity carries. */
-const OUTPUT_TAIL_CHARS = 2000;
 
 function statusOf(item: Item, event: 'started' | 'updated' | 'completed'): ActivityStatus {
   if (item.status === 'failed' || item.status === 'declined') return 'failed';
@@ -34,7 +31,7 @@ export function activityOf(item: Item, event: 'started' | 'updated' | 'completed
         title: command,
         command,
         ...(exitCode !== undefined ? { exitCode } : {}),
-        ...(output ? { outputTail: tail(output, OUTPUT_TAIL_CHARS) } : {}),
+        ...(output ? { outputTail: tail(output, ACTIVITY_TAIL_CHARS) } : {}),
       };
     }
     case 'file_change': {
@@ -48,7 +45,7 @@ export function activityOf(item: Item, event: 'started' | 'updated' | 'completed
     case 'mcp_tool_call': {
       const name = str(item.tool) ?? 'tool';
       const server = str(item.server);
-      const input = item.arguments === undefined ? undefined : tail(JSON.stringify(item.arguments), OUTPUT_TAIL_CHARS);
+      const input = item.arguments === undefined ? undefined : tail(JSON.stringify(item.arguments), ACTIVITY_TAIL_CHARS);
       const result = item.result ?? item.error;
       return {
         id,
@@ -59,7 +56,7 @@ export function activityOf(item: Item, event: 'started' | 'updated' | 'completed
         ...(server ? { server } : {}),
         ...(input ? { input } : {}),
         ...(result !== undefined && result !== null
-          ? { output: tail(typeof result === 'string' ? result : JSON.stringify(result), OUTPUT_TAIL_CHARS) }
+          ? { output: tail(typeof result === 'string' ? result : JSON.stringify(result), ACTIVITY_TAIL_CHARS) }
           : {}),
       };
     }

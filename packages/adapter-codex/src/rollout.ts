@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
+import { ACTIVITY_TAIL_CHARS, integerUsage, parseJsonLine } from '@toolbridge/adapter-kit';
 import { type Activity, type Usage } from '@toolbridge/core';
 import { tail } from '@toolbridge/core/runtime';
 import { newestSessionFiles, tailLines } from './session-files.js';
@@ -11,7 +11,6 @@ import { newestSessionFiles, tailLines } from './session-files.js';
 
 /** How much of a rollout's end is read: the last turn, with its tool outputs (Codex caps each at a few kB). */
 const TAIL_BYTES = 4 * 1024 * 1024;
-const OUTPUT_TAIL_CHARS = 2000;
 
 /** The rollout file of a thread, newest first; thread ids are unique, so the first match is the file. */
 export async function findRollout(codexHome: string, threadId: string, signal?: AbortSignal): Promise<string | undefined> {
@@ -104,7 +103,7 @@ function blockedActivity(call: Record<string, unknown>, output: string): Activit
       title: command,
       command,
       exitCode: Number(exit[1]),
-      ...(text ? { outputTail: tail(text, OUTPUT_TAIL_CHARS) } : {}),
+      ...(text ? { outputTail: tail(text, ACTIVITY_TAIL_CHARS) } : {}),
     };
   }
   if (PATCH_TOOLS.has(name)) return patchFailure(id, str(call.input) ?? str(argsOf(call).input) ?? '', output);

@@ -3,7 +3,7 @@
  * on it holds only what is truly about its tool: argv, event parsing, failure classification,
  * credential and usage reading.
  */
-export { finishedStep, otherActivity, startedStep } from './activity.js';
+export { ACTIVITY_TAIL_CHARS, finishedStep, otherActivity, startedStep } from './activity.js';
 export { JsonEventParser, type JsonEvent } from './json-events.js';
 export { endGracefully } from './end-gracefully.js';
 export { LineProcess, PendingRequests, type LineProcessExit, type LineProcessSpec } from './line-process.js';

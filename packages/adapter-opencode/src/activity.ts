@@ -1,3 +1,4 @@
+import { ACTIVITY_TAIL_CHARS } from '@toolbridge/adapter-kit';
 import { type Activity, type ActivityStatus } from '@toolbridge/core';
 import { tail } from '@toolbridge/core/runtime';
 
@@ -10,9 +11,6 @@ import { tail } from '@toolbridge/core/runtime';
 
 type Rec = Record<string, unknown>;
 
-/** How much of a command's output (or a tool's input/output) an activity carries. */
-export const OUTPUT_TAIL_CHARS = 2000;
-
 /** OpenCode's tool states as activity statuses. */
 const TOOL_STATUS: Record<string, ActivityStatus> = { pending: 'started', running: 'updated', completed: 'completed', error: 'failed' };
 
@@ -23,7 +21,7 @@ const SEARCH_TOOLS = new Set(['websearch', 'codesearch']);
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : {});
-const short = (s: string): string => tail(s, OUTPUT_TAIL_CHARS);
+const short = (s: string): string => tail(s, ACTIVITY_TAIL_CHARS);
 const firstLine = (s: string): string => s.split('\n')[0]!.slice(0, 120);
 
 /** Whether a part's state is final (OpenCode sends no more updates for it). */

@@ -1,3 +1,4 @@
+import { ACTIVITY_TAIL_CHARS } from '@toolbridge/adapter-kit';
 import { type Activity, type ActivityStatus } from '@toolbridge/core';
 import { tail } from '@toolbridge/core/runtime';
 import { FILE_TOOLS } from './extension.js';
@@ -5,9 +6,6 @@ import { FILE_TOOLS } from './extension.js';
 type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
-/** How much of a command's output (or a tool's input/output) an activity carries. */
-const OUTPUT_TAIL_CHARS = 2000;
 
 const STATUS: Record<string, ActivityStatus> = {
   tool_execution_start: 'started',
@@ -43,7 +41,7 @@ export function toolActivity(event: Rec): Activity {
       status,
       title: command.split('\n')[0]!.slice(0, 120) || 'bash',
       command,
-      ...(output ? { outputTail: tail(output, OUTPUT_TAIL_CHARS) } : {}),
+      ...(output ? { outputTail: tail(output, ACTIVITY_TAIL_CHARS) } : {}),
     };
   }
   const field = FILE_TOOLS[tool];
@@ -63,7 +61,7 @@ export function toolActivity(event: Rec): Activity {
     status,
     title: tool,
     name: tool,
-    input: tail(JSON.stringify(args), OUTPUT_TAIL_CHARS),
-    ...(output ? { output: tail(output, OUTPUT_TAIL_CHARS) } : {}),
+    input: tail(JSON.stringify(args), ACTIVITY_TAIL_CHARS),
+    ...(output ? { output: tail(output, ACTIVITY_TAIL_CHARS) } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { otherActivity } from '@toolbridge/adapter-kit';
+import { ACTIVITY_TAIL_CHARS, otherActivity } from '@toolbridge/adapter-kit';
 import { type Activity } from '@toolbridge/core';
 import { tail } from '@toolbridge/core/runtime';
 
@@ -6,8 +6,6 @@ type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** How much of a tool's input and output an activity carries. */
-const SUMMARY_CHARS = 2000;
 /** The tool `--json-schema` adds: its input is the answer, not a step. */
 export const STRUCTURED_TOOL = 'structured_output';
 const FILE_TOOLS: Readonly<Record<string, 'add' | 'update'>> = { write_file: 'add', edit: 'update', notebook_edit: 'update' };
@@ -56,9 +54,9 @@ export class ActivityTracker {
     const title = failed ? `${started.title} (failed: ${firstLine(text)})` : started.title;
     if (started.kind === 'command') {
       const exit = /Exit Code: (-?\d+)/.exec(text)?.[1];
-      return { ...started, status, title, outputTail: tail(text, SUMMARY_CHARS), ...(exit ? { exitCode: Number(exit) } : {}) };
+      return { ...started, status, title, outputTail: tail(text, ACTIVITY_TAIL_CHARS), ...(exit ? { exitCode: Number(exit) } : {}) };
     }
-    if (started.kind === 'tool_call') return { ...started, status, title, output: tail(text, SUMMARY_CHARS) };
+    if (started.kind === 'tool_call') return { ...started, status, title, output: tail(text, ACTIVITY_TAIL_CHARS) };
     return { ...started, status, title };
   }
 
@@ -88,7 +86,7 @@ function startOf(id: string, name: string, input: Json): Activity {
     return { ...base, kind: 'plan', title: 'plan', items };
   }
   const shown = JSON.stringify(input);
-  return { ...base, kind: 'tool_call', title: name, name, ...(shown !== '{}' ? { input: shown.slice(0, SUMMARY_CHARS) } : {}) };
+  return { ...base, kind: 'tool_call', title: name, name, ...(shown !== '{}' ? { input: shown.slice(0, ACTIVITY_TAIL_CHARS) } : {}) };
 }
 
 /** A line type this parser does not know, as an `other` step. */
