@@ -1,5 +1,5 @@
 import { tmpdir } from 'node:os';
-import { descendants, LineProcess, parseJsonLine, PendingRequests } from '@toolbridge/adapter-kit';
+import { descendants, KeyedListeners, LineProcess, parseJsonLine, PendingRequests } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
 import { cleanStderr, TOOL_ID } from './failures.js';
 
@@ -50,7 +50,7 @@ function answerServerRequest(method: string): { result: Json } | { error: { code
  */
 export class AppServer extends LineProcess<never> {
   private readonly pending = new PendingRequests<Json>('');
-  private readonly threads = new Map<string, Set<(n: Notification) => void>>();
+  private readonly threads = new KeyedListeners<Notification>();
   private readonly requestHandlers = new Map<string, ThreadRequestHandler>();
   /** Its stdin is gone: it is dying (killed, crashed), though its exit may not have been seen yet. */
   private gone = false;
@@ -113,7 +113,7 @@ export class AppServer extends LineProcess<never> {
         void answer.then((a) => this.write(`${JSON.stringify({ id, ...a })}\n`)).catch(() => undefined);
         return;
       }
-      if (threadId) for (const l of this.threads.get(threadId) ?? []) l({ method, params });
+      if (threadId) this.threads.emit(threadId, { method, params });
       return;
     }
     if (typeof id === 'number') this.pending.settle(String(id), msg);
@@ -154,13 +154,7 @@ export class AppServer extends LineProcess<never> {
 
   /** Receive the notifications of one thread; the returned function stops it. */
   onThread(threadId: string, listener: (n: Notification) => void): () => void {
-    let set = this.threads.get(threadId);
-    if (!set) this.threads.set(threadId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.threads.delete(threadId);
-    };
+    return this.threads.on(threadId, listener);
   }
 
   /** Answer the server requests of one thread (its approvals); the returned function stops it. */

@@ -5,6 +5,7 @@
  */
 export { ACTIVITY_TAIL_CHARS, finishedStep, otherActivity, startedStep } from './activity.js';
 export { JsonEventParser, type JsonEvent } from './json-events.js';
+export { KeyedListeners } from './keyed-listeners.js';
 export { endGracefully } from './end-gracefully.js';
 export { LineProcess, PendingRequests, type LineProcessExit, type LineProcessSpec } from './line-process.js';
 export { approveAction, insideRoots, refusedByLevel } from './approvals.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
-import { spawnProcess, stripAnsi, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
+import { KeyedListeners, spawnProcess, stripAnsi, type RunningProcess, type WarmMember } from '@toolbridge/adapter-kit';
 import { ProviderExecutionError, TimeoutError } from '@toolbridge/core';
 import { tail } from '@toolbridge/core/runtime';
 import { TOOL_ID } from './config.js';
@@ -38,7 +38,7 @@ function freePort(): Promise<number> {
  * §1.1), with one `GET /global/event` connection whose events go to the session they name.
  */
 export class OpenCodeServer implements WarmMember {
-  private readonly listeners = new Map<string, Set<(e: ServeEvent) => void>>();
+  private readonly listeners = new KeyedListeners<ServeEvent>();
   private readonly exitListeners = new Set<() => void>();
   private readonly stop = new AbortController();
   private gone = false;
@@ -119,18 +119,12 @@ export class OpenCodeServer implements WarmMember {
 
   private dispatch(e: ServeEvent): void {
     const id = sessionOf(e);
-    if (id) for (const l of this.listeners.get(id) ?? []) l(e);
+    if (id) this.listeners.emit(id, e);
   }
 
   /** Receive one session's events; the returned function stops it. */
   onSession(sessionId: string, listener: (e: ServeEvent) => void): () => void {
-    let set = this.listeners.get(sessionId);
-    if (!set) this.listeners.set(sessionId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.listeners.delete(sessionId);
-    };
+    return this.listeners.on(sessionId, listener);
   }
 
   /** Be told when the server goes (crash, kill, close); the returned function stops it. */
